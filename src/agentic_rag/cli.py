@@ -1,0 +1,317 @@
+"""``arag``: a thin shell over :class:`agentic_rag.engine.Engine`. Parse, call, render.
+
+Every command takes ``--index DIR`` and ``--json``. Errors print one line on stderr and exit
+non-zero; the index is left as it was.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import shutil
+import sys
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TypeVar
+
+import click
+from rich.console import Console
+from rich.markup import escape
+from rich.table import Table
+
+from agentic_rag.config import Settings
+from agentic_rag.errors import AragError
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+out = Console(soft_wrap=True)
+err = Console(stderr=True, soft_wrap=True)
+
+
+def _dump(obj: Any) -> None:
+    click.echo(json.dumps(obj, ensure_ascii=False, indent=2, default=str))
+
+
+def _fail(message: str, code: int = 2) -> None:
+    err.print(f"[red]error:[/red] {escape(message)}")
+    sys.exit(code)
+
+
+def _errors(fn: F) -> F:
+    """Turn the project's errors into one line on stderr and a non-zero exit."""
+
+    @functools.wraps(fn)
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        try:
+            return fn(*args, **kwargs)
+        except AragError as exc:
+            _fail(str(exc))
+        except KeyboardInterrupt:
+            _fail("interrupted", 130)
+
+    return wrapper  # type: ignore[return-value]
+
+
+def _common(fn: F) -> F:
+    fn = click.option("--json", "as_json", is_flag=True, help="machine-readable output")(fn)
+    fn = click.option("--index", "index", type=click.Path(file_okay=False, path_type=Path),
+                      default=None, help="index folder (default .arag or $ARAG_INDEX)")(fn)
+    fn = click.option("--config", "config", type=click.Path(dir_okay=False, path_type=Path),
+                      default=None, help="arag.toml to read (default ./arag.toml when present)")(fn)
+    return fn
+
+
+def _engine(index: Path | None, config: Path | None, **overrides: Any):
+    from agentic_rag.engine import Engine
+
+    settings = Settings.load(config, index=index, **overrides)
+    return Engine(settings)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="agentic-rag")
+def app() -> None:
+    """Agentic RAG over your own documents: cited answers, conflicts arbitrated, silence when unsure."""
+
+
+# -- ingest / docs / chunks / rm / search ----------------------------------------------------
+@app.command()
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@_common
+@_errors
+def ingest(paths: tuple[Path, ...], index: Path | None, config: Path | None, as_json: bool) -> None:
+    """Ingest files and folders (.txt .md .html .docx .pdf .jsonl)."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    missing = [str(p) for p in paths if not p.exists()]
+    if missing:
+        _fail(f"no such file or folder: {missing[0]}")
+    with _engine(index, config) as engine:
+        show = not as_json and sys.stderr.isatty()
+        with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
+                      TimeElapsedColumn(), console=err, disable=not show, transient=True) as bar:
+            task = bar.add_task("ingesting", total=None)
+            report = engine.ingest(list(paths), progress=lambda done, total: bar.update(
+                task, completed=done, total=total))
+    rows = [r.model_dump() if hasattr(r, "model_dump") else dict(r.__dict__) for r in report.files]
+    failed = [r for r in rows if r["status"] == "failed"]
+    if as_json:
+        _dump({"files": rows})
+    else:
+        table = Table("file", "status", "doc_id", "chunks", "reason")
+        for r in rows:
+            color = {"failed": "red", "added": "green", "replaced": "yellow"}.get(r["status"], "")
+            table.add_row(escape(r["path"]), f"[{color}]{r['status']}[/{color}]" if color else r["status"],
+                          r.get("doc_id") or "", str(r.get("chunks", 0)), escape(r.get("reason") or ""))
+        if len(rows) <= 200:
+            out.print(table)
+        counts = {s: sum(r["status"] == s for r in rows) for s in ("added", "unchanged", "replaced", "failed")}
+        out.print(" · ".join(f"{n} {s}" for s, n in counts.items()))
+    if failed:
+        for r in failed:
+            err.print(f"[red]failed:[/red] {escape(r['path'])}: {escape(r.get('reason') or '')}")
+        sys.exit(1)
+
+
+@app.command()
+@_common
+@_errors
+def docs(index: Path | None, config: Path | None, as_json: bool) -> None:
+    """List documents with their metadata."""
+    with _engine(index, config) as engine:
+        rows = []
+        for d in engine.store.documents():
+            m = d.meta
+            rows.append({"doc_id": d.doc_id, "title": m.title, "source": d.source,
+                         "doc_number": m.doc_number, "authority": m.authority,
+                         "publish_date": m.publish_date, "effective_date": m.effective_date,
+                         "version": m.version, "status": m.status, "language": m.language,
+                         "chunks": len(engine.store.chunks(d.doc_id))})
+    if as_json:
+        _dump(rows)
+        return
+    table = Table("doc_id", "title", "authority", "published", "effective", "version", "status", "chunks")
+    for r in rows:
+        table.add_row(r["doc_id"], escape(r["title"] or ""), escape(r["authority"] or ""),
+                      str(r["publish_date"] or ""), str(r["effective_date"] or ""),
+                      r["version"] or "", r["status"], str(r["chunks"]))
+    out.print(table)
+
+
+@app.command()
+@click.argument("doc_id")
+@_common
+@_errors
+def chunks(doc_id: str, index: Path | None, config: Path | None, as_json: bool) -> None:
+    """Show the chunks of one document in order."""
+    from agentic_rag.errors import NotFoundError
+
+    with _engine(index, config) as engine:
+        if engine.store.get_document(doc_id) is None:
+            raise NotFoundError(f"no document {doc_id!r} in the index (see `arag docs`)")
+        items = engine.store.chunks(doc_id)
+    rows = [{"chunk_id": c.chunk_id, "clause": c.clause, "path": c.path, "kind": c.kind,
+             "text": c.text, "span": list(c.span)} for c in items]
+    if as_json:
+        _dump(rows)
+        return
+    for r in rows:
+        head = " > ".join(r["path"]) or (r["clause"] or "")
+        out.print(f"[bold]{escape(r['chunk_id'])}[/bold] [dim]{r['kind']} {escape(head)}[/dim]")
+        out.print(escape(r["text"]))
+        out.print()
+
+
+@app.command()
+@click.argument("doc_id")
+@_common
+@_errors
+def rm(doc_id: str, index: Path | None, config: Path | None, as_json: bool) -> None:
+    """Remove a document and its chunks."""
+    from agentic_rag.errors import NotFoundError
+
+    with _engine(index, config) as engine:
+        if not engine.store.delete(doc_id):
+            raise NotFoundError(f"no document {doc_id!r} in the index (see `arag docs`)")
+    if as_json:
+        _dump({"removed": doc_id})
+    else:
+        out.print(f"removed {doc_id}")
+
+
+@app.command()
+@click.argument("query")
+@click.option("-k", "k", type=click.IntRange(1, 1000), default=10, show_default=True)
+@click.option("--where", "where", nargs=3, multiple=True, metavar="FIELD OP VALUE",
+              help="metadata filter, e.g. --where publish_date '>=' 2024-01-01 (repeatable)")
+@_common
+@_errors
+def search(query: str, k: int, where: tuple[tuple[str, str, str], ...], index: Path | None,
+           config: Path | None, as_json: bool) -> None:
+    """BM25 search over chunks, with metadata filters."""
+    from pydantic import ValidationError
+
+    from agentic_rag.errors import ConfigError
+    from agentic_rag.types import Filter
+
+    try:
+        filters = [Filter(field=f, op=op, value=v.split(",") if op == "in" else v) for f, op, v in where]
+    except ValidationError as exc:
+        raise ConfigError(f"invalid --where: {exc.errors()[0]['msg']}") from exc
+    with _engine(index, config) as engine:
+        hits = engine.search(query, k=k, where=filters)
+    rows = [{"chunk_id": c.chunk_id, "doc_id": c.doc_id, "title": c.title, "clause": c.clause,
+             "kind": c.kind, "text": c.text, "score": round(s, 4)} for c, s in hits]
+    if as_json:
+        _dump(rows)
+        return
+    if not rows:
+        out.print("no matches")
+    for i, r in enumerate(rows, 1):
+        out.print(f"[bold]{i}. {escape(r['title'])}[/bold] {escape(r['clause'] or '')} "
+                  f"[dim]{r['chunk_id']} {r['kind']} score {r['score']}[/dim]")
+        out.print("   " + escape(_clip(r["text"], 240)))
+
+
+# -- ask / demo ------------------------------------------------------------------------------
+@app.command()
+@click.argument("question")
+@_common
+@_errors
+def ask(question: str, index: Path | None, config: Path | None, as_json: bool) -> None:
+    """Answer a question from the indexed documents, citing every sentence."""
+    with _engine(index, config) as engine:
+        if not engine.store.documents():
+            from agentic_rag.errors import StoreError
+
+            raise StoreError(f"the index {engine.settings.index} is empty: run `arag ingest PATH` first")
+        answer = engine.ask(question)
+    if as_json:
+        _dump(answer.model_dump(mode="json"))
+    else:
+        render_answer(answer)
+
+
+def render_answer(answer: Any) -> None:
+    color = {"answered": "green", "abstained": "yellow", "needs_review": "red"}.get(answer.status, "white")
+    out.print(f"[bold {color}]{answer.status}[/bold {color}]")
+    out.print(escape(answer.text))
+    if answer.citations:
+        out.print("\n[bold]Citations[/bold]")
+        for i, c in enumerate(answer.citations, 1):
+            out.print(f" [{i}] {escape(c.title)} {escape(c.clause or '')} [dim]{c.chunk_id}[/dim]")
+            out.print(f"     “{escape(_clip(c.quote, 200))}”")
+    if answer.conflicts:
+        out.print("\n[bold]Conflicts[/bold]")
+        for c in answer.conflicts:
+            vals = "; ".join(f"{v.value} ({v.title} {v.clause or ''})" for v in c.values)
+            out.print(f" {escape(c.matter)}: {escape(vals)} → winner {c.winner} ({escape(c.rule)})")
+    if answer.gaps:
+        out.print("\n[bold]Not found[/bold]")
+        for g in answer.gaps:
+            out.print(f" - {escape(g)}")
+    total = sum(e.duration_ms for e in answer.trace if e.kind in ("route", "retrieve", "reason"))
+    steps = ", ".join(f"{e.kind} {e.duration_ms:.0f} ms" for e in answer.trace
+                      if e.kind in ("route", "retrieve", "reason"))
+    out.print(f"\n[dim]{steps} · total {total:.0f} ms[/dim]")
+
+
+@app.command()
+@click.option("--examples", "examples", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="folder with docs/ and questions.jsonl (default: the bundled examples/)")
+@_common
+@_errors
+def demo(examples: Path | None, index: Path | None, config: Path | None, as_json: bool) -> None:
+    """Ingest the bundled examples into a fresh index and answer the sample questions."""
+    from agentic_rag.errors import ConfigError
+
+    folder = examples or _bundled_examples()
+    if folder is None or not (folder / "questions.jsonl").exists():
+        raise ConfigError("examples folder not found: pass --examples DIR (with docs/ and questions.jsonl)")
+    index = index or Path(".arag-demo")
+    if index.exists():
+        shutil.rmtree(index)
+    questions = [json.loads(line) for line in (folder / "questions.jsonl").read_text("utf-8").splitlines()
+                 if line.strip()]
+    with _engine(index, config) as engine:
+        report = engine.ingest([folder / "docs"])
+        rows = []
+        for q in questions:
+            t0 = time.perf_counter()
+            a = engine.ask(q["question"])
+            ms = (time.perf_counter() - t0) * 1000
+            rows.append({"id": q.get("id"), "question": q["question"], "status": a.status,
+                         "answer": a.text, "citations": [c.chunk_id for c in a.citations],
+                         "conflicts": len(a.conflicts), "ms": round(ms, 1)})
+    if as_json:
+        _dump({"ingested": len(report.files), "questions": rows})
+        return
+    out.print(f"ingested {len(report.files)} files into {index}")
+    table = Table("id", "question", "status", "answer", "cites", "ms")
+    for r in rows:
+        table.add_row(r["id"] or "", escape(_clip(r["question"], 40)), r["status"],
+                      escape(_clip(r["answer"], 90)), str(len(r["citations"])), f"{r['ms']:.0f}")
+    out.print(table)
+    counts = {s: sum(r["status"] == s for r in rows) for s in ("answered", "needs_review", "abstained")}
+    out.print(" · ".join(f"{n} {s}" for s, n in counts.items()))
+
+
+def _bundled_examples() -> Path | None:
+    for base in (Path.cwd(), Path(__file__).resolve().parents[2]):
+        if (base / "examples" / "questions.jsonl").exists():
+            return base / "examples"
+    return None
+
+
+def _clip(text: str, n: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= n else text[: n - 1] + "…"
+
+
+def main() -> None:
+    app(prog_name="arag")
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,69 @@
+"""The one exception hierarchy of agentic-rag.
+
+Every error a user can cause or meet derives from :class:`AragError`, so callers can catch one
+type. Vendor errors (sqlite3, httpx, llama-cpp, PyMuPDF) are wrapped at the boundary with
+``raise ... from exc`` so the original stays visible in the traceback.
+
+- :class:`ConfigError` — a bad setting, flag, or config file (names the key and the value).
+- :class:`IngestError` — one input file could not be read or parsed (names the file and why).
+- :class:`StoreError` — the index could not be opened, read, or written.
+- :class:`NotFoundError` — a document, chunk, dataset or session id that does not exist.
+- :class:`LLMError` — an LLM endpoint failed (timeout, unreachable, HTTP error, garbage output).
+- :class:`EmbedderError` — an embedding provider failed.
+- :class:`ToolError` — an agent tool was misused or failed.
+- :class:`EvalError` — a benchmark set or questions file is missing or malformed.
+"""
+
+from __future__ import annotations
+
+
+class AragError(Exception):
+    """Base class of every error raised on purpose by agentic-rag."""
+
+
+class ConfigError(AragError, ValueError):
+    """A setting, flag, or configuration file is invalid."""
+
+
+class IngestError(AragError):
+    """One input could not be ingested; ``path`` names it and the message says why."""
+
+    def __init__(self, path: str, reason: str) -> None:
+        super().__init__(f"{path}: {reason}")
+        self.path = path
+        self.reason = reason
+
+
+class StoreError(AragError):
+    """The index could not be opened, read, or written."""
+
+
+class NotFoundError(AragError, KeyError):
+    """A requested id (document, chunk, dataset, session) does not exist."""
+
+    def __str__(self) -> str:  # KeyError would repr() the message
+        return str(self.args[0]) if self.args else "not found"
+
+
+class LLMError(AragError):
+    """An LLM call failed: unreachable endpoint, timeout, HTTP error, or unusable output."""
+
+
+class EmbedderError(AragError):
+    """An embedding provider failed or is not installed."""
+
+
+class ToolError(AragError):
+    """An agent tool was declared wrongly or failed outside the model's control."""
+
+
+class EvalError(AragError):
+    """A benchmark set, questions file, or run folder is missing or malformed."""
+
+
+class MissingExtraError(AragError, ImportError):
+    """An optional dependency is not installed; the message names the extra to install."""
+
+    def __init__(self, what: str, extra: str) -> None:
+        super().__init__(f"{what} is not installed: pip install 'agentic-rag[{extra}]'")
+        self.extra = extra
