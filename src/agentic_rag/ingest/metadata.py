@@ -1,0 +1,430 @@
+"""Document metadata from the text itself: title, doc number, authority, dates, version, what it
+repeals, language. Every field found records the rule that found it in ``DocMeta.provenance``, so
+a user can see why a date was chosen and override it (sidecar ``<file>.meta.json`` or jsonl
+``meta``; provenance "override").
+
+Rules look at the head (first lines) and the tail (signature block) of a document, plus a few
+whole-text statements (自…起施行, 同时废止); each is one compiled regex, so metadata costs little
+even on a 70k-document bulk import.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Mapping
+from typing import Any
+
+from agentic_rag.errors import IngestError
+from agentic_rag.numerals import cn_to_int
+from agentic_rag.tokenizer import detect_language as tokenizer_detect
+from agentic_rag.types import DocMeta, DocStatus
+
+_HEAD_CHARS = 3000
+_TAIL_CHARS = 1500
+
+# ---------------------------------------------------------------- dates
+
+_CN_Y = "〇零一二三四五六七八九○Ｏ"
+_CN_MD = "一二三四五六七八九十"
+_MONTHS = {m: i for i, names in enumerate(
+    [("january", "jan"), ("february", "feb"), ("march", "mar"), ("april", "apr"), ("may",),
+     ("june", "jun"), ("july", "jul"), ("august", "aug"), ("september", "sep", "sept"),
+     ("october", "oct"), ("november", "nov"), ("december", "dec")], start=1) for m in names}
+# case-sensitive on purpose: an IGNORECASE alternation of month names tried at every character
+# was the slowest part of bulk ingest; written dates capitalise the month anyway
+_MONTH_RE = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec|JAN|FEB|MAR|APR|MAY|JUN|JUL|AUG|SEP|OCT|NOV|DEC)[a-zA-Z]{0,6}"
+DATE = (
+    rf"(?:(?:19|20)\d{{2}}|[{_CN_Y}]{{4}})\s*年\s*(?:\d{{1,2}}|[{_CN_MD}]{{1,3}})\s*月\s*(?:\d{{1,2}}|[{_CN_MD}]{{1,3}})\s*[日号]"
+    r"|(?<!\d)(?:19|20)\d{2}[-/.](?:0?[1-9]|1[0-2])[-/.](?:0?[1-9]|[12]\d|3[01])(?!\d)"
+    rf"|\b{_MONTH_RE}\.?\s+\d{{1,2}}(?:st|nd|rd|th)?,?\s+(?:19|20)\d{{2}}"
+    rf"|\b\d{{1,2}}(?:st|nd|rd|th)?\s+{_MONTH_RE}\.?,?\s+(?:19|20)\d{{2}}"
+)
+_DATE_RE = re.compile(DATE)
+_CN_DATE_PARTS = re.compile(rf"((?:19|20)\d{{2}}|[{_CN_Y}]{{4}})\s*年\s*(\d{{1,2}}|[{_CN_MD}]{{1,3}})\s*月"
+                            rf"\s*(\d{{1,2}}|[{_CN_MD}]{{1,3}})")
+_ISO_PARTS = re.compile(r"((?:19|20)\d{2})[-/.](\d{1,2})[-/.](\d{1,2})")
+_EN_PARTS = re.compile(rf"(?:({_MONTH_RE})\.?\s+(\d{{1,2}})(?:st|nd|rd|th)?,?\s+(\d{{4}})"
+                       rf"|(\d{{1,2}})(?:st|nd|rd|th)?\s+({_MONTH_RE})\.?,?\s+(\d{{4}}))")
+
+
+def parse_date(raw: str) -> dt.date | None:
+    """A date written in Chinese (2024年3月1日, 二〇二四年三月一日), ISO (2024-03-01, also with a
+    time after it), slashes/dots, or English (March 1, 2024 / 1 March 2024); else ``None``."""
+    raw = raw.strip()
+    try:
+        if m := _CN_DATE_PARTS.search(raw):
+            y, mo, d = (cn_to_int(g) for g in m.groups())
+            return dt.date(y, mo, d) if None not in (y, mo, d) else None  # type: ignore[arg-type]
+        if m := _ISO_PARTS.search(raw):
+            return dt.date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+        if m := _EN_PARTS.search(raw):
+            month = _MONTHS.get((m.group(1) or m.group(5)).lower().rstrip("."))
+            if month is None:
+                return None
+            if m.group(1):
+                return dt.date(int(m.group(3)), month, int(m.group(2)))
+            return dt.date(int(m.group(6)), month, int(m.group(4)))
+    except ValueError:  # 2024年2月30日: a typo in the source is not a date
+        return None
+    return None
+
+
+# ---------------------------------------------------------------- compiled rules
+
+_SEP = r"[：:\s]*"
+# a label that makes the date right after it the publish date; a verb right after a date
+_PUBLISH_LABEL = re.compile(
+    r"(?:(发布日期|印发日期|发文日期|成文日期|发布时间|公布日期|颁布日期|签发日期)|"
+    r"\b(?:Issued(?: on)?|Issue [Dd]ate|Date of [Ii]ssue|Published(?: on)?|Publication [Dd]ate|Date|"
+    r"ISSUED|DATE))[：:\s]*")
+_PUBLISH_CUES = ("日期", "时间", "Issue", "ISSUE", "Publi", "Date", "DATE")
+_PUBLISHED_WORD = re.compile(r"发布|印发|公布|颁布|通过")
+_EFFECTIVE_FROM = re.compile(rf"自\s*({DATE})\s*(?:起|开始)?\s*(?:施行|实施|执行|生效|正式施行|正式实施)", re.I)
+_EFFECTIVE_LINE = re.compile(rf"(?:生效日期|施行日期|实施日期|执行日期|生效时间){_SEP}({DATE})", re.I)
+_EFFECTIVE_EN = re.compile(
+    r"\b(?:[Ee]ffective(?: date| from| as of| on)?|[Tt]akes? effect(?: on| from)?|"
+    rf"[Cc]omes? into (?:force|effect)(?: on)?){_SEP}({DATE})")
+_EFFECTIVE_ON_PUBLISH = re.compile(
+    r"自(?:印发|发布|公布|颁布|发文)之日起(?:施行|实施|执行|生效)|effective (?:immediately|upon (?:issuance|publication))",
+    re.I)
+_DOC_NUMBER = re.compile(r"([\u4e00-\u9fff]{1,12}[〔\[【［(（]\s*(?:19|20)\d{2}\s*[〕\]】］)）]\s*第?\s*\d{1,5}\s*号)")
+_NUMBER_LABEL = re.compile(r"(?:文号|发文字号|发文号|文件编号|编号)[：:\s]*")
+_HEAD_PUNCT_MD = re.compile(r"[。；，,|]")
+_EN_NUMBER = re.compile(r"(?m)^[#*\s]*(?:Policy|Document|Doc\.?|Reference|Ref\.?|File|Circular|Order)\s*"
+                        r"(?:No\.?|Number|#)\s*[:：]?\s*([A-Za-z0-9][A-Za-z0-9\-/.]{1,40}[A-Za-z0-9])")
+# the bracketed year of a doc number: found first (cheap), the issuer prefix is matched after it
+_DOC_NUMBER_YEAR = re.compile(r"[〔\[【［(（]\s*(?:19|20)\d{2}\s*[〕\]】］)）]\s*第?\s*\d{1,5}\s*号")
+_ORG_SUFFIX = (r"(?:人民政府|办公厅|办公室|委员会|常务委员会|管理局|总局|局|厅|委|部|署|院|大会|协会|"
+               r"公司|集团|银行|中心|国务院|政府|Ministry|Department|Agency|Authority|Commission|"
+               r"Council|Office|Bureau|Board|Inc\.?|Ltd\.?|LLC|Company|Corporation|University)")
+_ORG_LINE = re.compile(rf"^[\u4e00-\u9fffA-Za-z（）()·&,. ]{{2,40}}?{_ORG_SUFFIX}(?:文件)?$")
+_AUTHORITY_FIELD = re.compile(
+    r"(?:发文机关|发布机关|发布单位|发文单位|颁布机关|制定机关|印发机关|发布机构)[：:\s]+([^\n，。；]{2,60})"
+    r"|(?:Issued by|ISSUED BY|Issuing (?:authority|body)|Publisher|Owner|Policy owner)[：:\s]+(?:the\s+)?"
+    r"([^\n;,.]{2,80})")
+_TITLE_AUTHORITY = re.compile(rf"^(.{{2,40}}?{_ORG_SUFFIX})(?:关于|印发)")
+_VERSION_RULES = (
+    (re.compile(r"[（(]\s*((?:19|20)\d{2})\s*年?\s*(?:修订|修正|修改|版)\s*[)）]"), "修订 mark"),
+    (re.compile(r"((?:19|20)\d{2})\s*年?版"), "年版 mark"),
+    (re.compile(r"(修订版|修订稿|修正版)"), "修订版 mark"),
+    (re.compile(r"\b(?:Version|Ver\.)\s*(\d+(?:\.\d+)*)", re.I), "Version mark"),
+    (re.compile(r"\bv(\d+(?:\.\d+)+)\b"), "Version mark"),
+    (re.compile(r"\bRev(?:ision)?\.?\s*(\d+)\b", re.I), "Revision mark"),
+)
+_REPEAL_WORDS = re.compile(r"废止|停止执行|不再执行|同时失效|予以废止|[Rr]epeal|[Rr]escind|[Ss]upersede|[Rr]eplaces|[Rr]evoke")
+_REPEAL_CUES = ("废止", "停止执行", "不再执行", "失效", "epeal", "escind", "upersede", "eplaces", "evoke")
+_SENTENCE = re.compile(r"[^。；;\n]*(?:[。；;\n]|$)")
+_BOOK_TITLE = re.compile(r"《([^《》\n]{2,80})》(?:\s*[（(]([^()（）\n]{2,40})[)）])?")
+_EN_SUPERSEDES = re.compile(
+    r"\b(?:supersedes|replaces|repeals|revokes|rescinds)\s+(?:and replaces\s+)?(?:the\s+)?"
+    r"[\"“]?([A-Z](?:[^\"”.;\n]|\.(?=\d)){2,100}?)[\"”]?(?=\s+(?:dated|issued|of\s+\d)|\.(?!\d)|[;,\n]|$)"
+    r"|(?:^|[.;]\s+)(?:The\s+)?[\"“]?([A-Z](?:[^\"”.;\n]|\.(?=\d)){2,100}?)[\"”]?\s+(?:is|are) hereby "
+    r"(?:repealed|superseded|rescinded|revoked)")
+_SELF_REFERENCE = re.compile(r"^本(?:办法|规定|条例|细则|通知|决定|意见|方案|法|规则|准则|标准)")
+_CLAUSE_START = re.compile(r"^(?:第[一二三四五六七八九十百零〇\d]+[条章节编]|[一二三四五六七八九十]+、|\d+[.、]|Article|Section|§)")
+
+
+def detect_language(text: str) -> str:
+    """"zh" or "en": the tokenizer's rule (one rule for the whole engine), on the opening text."""
+    return tokenizer_detect(text[:500])
+
+
+def _lines(block: str, limit: int) -> list[str]:
+    out: list[str] = []
+    for line in block.split("\n"):
+        line = line.strip().lstrip("#").strip()
+        if line:
+            out.append(line)
+            if len(out) >= limit:
+                break
+    return out
+
+
+def _is_date_line(line: str) -> bool:
+    if len(line) > 40:
+        return False
+    m = _DATE_RE.search(line)
+    return bool(m) and len(line) - (m.end() - m.start()) <= 4
+
+
+def _title(text: str, hint: str, rule: str, fallback: str) -> tuple[str, str]:
+    if hint.strip():
+        return hint.strip()[:200], rule or "format title"
+    for line in _lines(text[:_HEAD_CHARS], 8):
+        if (_DOC_NUMBER.fullmatch(line) or _is_date_line(line) or _CLAUSE_START.match(line)
+                or (len(line) <= 25 and _ORG_LINE.match(line))):
+            continue
+        if len(line) <= 100:
+            return line, "first line"
+        break
+    return fallback, "file name" if fallback else ""
+
+
+def find_doc_number(text: str) -> str | None:
+    """The document's own number: a doc number (江医保发〔2024〕9号) standing on its own line or
+    after a 文号/发文字号 label, or an English "Policy No.: SR-FIN-007" line. Numbers quoted
+    inside sentences name other documents and are skipped."""
+    for m in _DOC_NUMBER_YEAR.finditer(text):
+        start = m.start()
+        prefix = start
+        while prefix > 0 and start - prefix < 12 and "\u4e00" <= text[prefix - 1] <= "\u9fff":
+            prefix -= 1
+        if prefix == start:
+            continue
+        line_start = text.rfind("\n", 0, prefix) + 1
+        line_end = text.find("\n", m.end())
+        before = text[line_start:prefix].strip(" \t\u3000#*")
+        after = text[m.end():line_end if line_end >= 0 else len(text)].strip()
+        if (not before or _NUMBER_LABEL.fullmatch(before)) and len(after) <= 20 \
+                and not _HEAD_PUNCT_MD.search(after):
+            return re.sub(r"\s+", "", text[prefix:m.end()])
+    if m := _EN_NUMBER.search(text):
+        return m.group(1)
+    return None
+
+
+def _publish_in_head(head: str, statement: bool = False) -> tuple[dt.date | None, str]:
+    """A date labelled as the publish date (发布日期：…, Issued: …), or with ``statement`` one
+    followed by 发布/印发 (2024年3月1日印发). Cues are found first, dates only next to them."""
+    if statement:
+        for m in _PUBLISHED_WORD.finditer(head, 0, 600):
+            # the date may be a few words before the verb: （2023年5月12日国务院第5次常务会议通过）
+            window = head[max(0, m.start() - 60):m.start()]
+            window = window[max(window.rfind("\n"), window.rfind("。")) + 1:]
+            last = None
+            for d in _DATE_RE.finditer(window):
+                last = d
+            if last is not None and (value := parse_date(last.group(0))):
+                return value, "…发布 statement"
+        return None, ""
+    if not any(cue in head for cue in _PUBLISH_CUES):
+        return None, ""
+    for m in _PUBLISH_LABEL.finditer(head):
+        if (d := _DATE_RE.match(head, m.end())) and (value := parse_date(d.group(0))):
+            return value, "发布日期 line" if m.group(1) else "Issued line"
+    return None, ""
+
+
+def _first(patterns: tuple[tuple[re.Pattern[str], str], ...], text: str) -> tuple[dt.date | None, str]:
+    for pattern, rule in patterns:
+        m = pattern.search(text)
+        if m and (value := parse_date(m.group(1))):
+            return value, rule
+    return None, ""
+
+
+def _last_date(pattern: re.Pattern[str], text: str) -> dt.date | None:
+    found = None
+    for m in pattern.finditer(text):
+        found = m
+    return parse_date(found.group(1)) if found else None
+
+
+def _signature(tail: str) -> tuple[str | None, dt.date | None]:
+    """The issuing body and date of a signature block (an org line, then a date line)."""
+    lines = _lines(tail, 10_000)[-8:]
+    date = None
+    authority = None
+    for i in range(len(lines) - 1, -1, -1):
+        line = lines[i].strip("（）() ")
+        if date is None and _is_date_line(line):
+            date = parse_date(line)
+            for j in range(i - 1, max(-1, i - 4), -1):
+                cand = lines[j]
+                if len(cand) <= 40 and _ORG_LINE.match(cand):
+                    authority = cand
+                    break
+            break
+    return authority, date
+
+
+def extract_metadata(text: str, *, title_hint: str = "", title_rule: str = "",
+                     hints: Mapping[str, str] | None = None, fallback_title: str = "") -> DocMeta:
+    """Every metadata field the text states, with the rule that found it.
+
+    >>> m = extract_metadata("关于调整报销比例的通知\\n江医保发〔2024〕9号\\n本通知自2024年3月1日起施行。")
+    >>> m.doc_number, str(m.effective_date), m.provenance["effective_date"]
+    ('江医保发〔2024〕9号', '2024-03-01', '自…起施行')
+    """
+    hints = hints or {}
+    head, tail = text[:_HEAD_CHARS], text[-_TAIL_CHARS:]
+    prov: dict[str, str] = {}
+    fields: dict[str, Any] = {}
+
+    title, rule = _title(text, title_hint, title_rule, fallback_title)
+    fields["title"] = title
+    if rule:
+        prov["title"] = rule
+
+    if number := find_doc_number(head[:1500]):
+        fields["doc_number"] = number
+        prov["doc_number"] = "文号 pattern"
+
+    sig_authority, sig_date = _signature(tail)
+    authority, rule = None, ""
+    if m := _AUTHORITY_FIELD.search(head):
+        authority = (m.group(1) or m.group(2)).strip()
+        rule = "发文机关 line" if m.group(1) else "Issued by line"
+    elif sig_authority:
+        authority, rule = sig_authority, "signature block"
+    else:
+        for line in _lines(head, 6):
+            if len(line) <= 30 and _ORG_LINE.match(line):
+                authority, rule = re.sub(r"文件$", "", line), "head line"
+                break
+        else:
+            if m := _TITLE_AUTHORITY.match(title):
+                authority, rule = m.group(1), "title prefix"
+            elif hints.get("authority"):
+                authority, rule = hints["authority"], "format metadata"
+    if authority:
+        fields["authority"] = authority
+        prov["authority"] = rule
+
+    publish, rule = _publish_in_head(head)
+    if publish is None and sig_date is not None:
+        publish, rule = sig_date, "signature date"
+    if publish is None:
+        publish, rule = _publish_in_head(head, statement=True)
+    if publish is None:
+        for key, name in (("publish_date", "format metadata"), ("pdf_date", "pdf creation date")):
+            if hints.get(key) and (value := parse_date(hints[key])):
+                publish, rule = value, name
+                break
+    if publish is not None:
+        fields["publish_date"] = publish
+        prov["publish_date"] = rule
+
+    effective, rule = None, ""
+    for pattern, name, cue in ((_EFFECTIVE_FROM, "自…起施行", "自"), (_EFFECTIVE_LINE, "施行日期 line", "日期"),
+                               (_EFFECTIVE_EN, "Effective line", "ffect")):
+        # the commencement clause sits at the end; earlier matches may quote other acts
+        if cue in text and (value := _last_date(pattern, text)):
+            effective, rule = value, name
+            break
+    if effective is None and publish is not None and ("之日起" in text or "ffective" in text) \
+            and _EFFECTIVE_ON_PUBLISH.search(text):
+        effective, rule = publish, "自发布之日起施行"
+    if effective is not None:
+        fields["effective_date"] = effective
+        prov["effective_date"] = rule
+
+    version_zone = title + "\n" + head[:500]
+    has_cue = any(cue in version_zone for cue in ("修订", "修正", "修改", "版", "ersion", "Ver", "v", "Rev"))
+    for pattern, name in _VERSION_RULES if has_cue else ():
+        m = pattern.search(title) or pattern.search(head[:500])
+        if m:
+            fields["version"] = m.group(1)
+            prov["version"] = name
+            break
+    else:
+        year_from = publish or effective
+        if year_from is not None:
+            fields["version"] = str(year_from.year)
+            prov["version"] = "publish year" if publish else "effective year"
+
+    repealed = [name for name, _ in find_supersessions(text, own_title=title)]
+    if repealed:
+        fields["supersedes"] = repealed
+        prov["supersedes"] = "废止 statement"
+
+    fields["language"] = detect_language(text)
+    prov["language"] = "CJK share"
+    fields["provenance"] = prov
+    return DocMeta(**fields)
+
+
+def find_supersessions(text: str, own_title: str = "") -> list[tuple[str, DocStatus]]:
+    """Documents this text repeals or supersedes, by title or doc number, each with the status it
+    gives them: ``《…》同时废止`` -> repealed; ``supersedes the X`` -> superseded."""
+    out: list[tuple[str, DocStatus]] = []
+    seen: set[str] = set()
+    if not any(cue in text for cue in _REPEAL_CUES):
+        return out
+    for sm in _SENTENCE.finditer(text):
+        sentence = sm.group(0)
+        if not sentence.strip():
+            continue
+        words = _REPEAL_WORDS.search(sentence)
+        if not words:
+            continue
+        status: DocStatus = "repealed" if re.search(r"废止|失效|repeal|rescind|revoke", sentence, re.I) \
+            else "superseded"
+        verbs = [m.start() for m in _REPEAL_WORDS.finditer(sentence)]
+
+        def governed(start: int, end: int) -> bool:
+            # the repeal verb must be about this name: right after it (《A》（文号）同时废止) or
+            # before it in the same sentence (废止《A》); a title merely mentioned earlier is not
+            return any(v < start or 0 <= v - end <= 40 for v in verbs)
+
+        names: list[str] = []
+        for bm in _BOOK_TITLE.finditer(sentence):
+            if not governed(bm.start(), bm.end()):
+                continue
+            names.append(bm.group(1).strip())
+            if bm.group(2) and _DOC_NUMBER.fullmatch(bm.group(2).strip()):
+                names.append(re.sub(r"\s+", "", bm.group(2)))
+        if not names:
+            for dm in _DOC_NUMBER.finditer(sentence):
+                if governed(dm.start(), dm.end()):
+                    names.append(re.sub(r"\s+", "", dm.group(1)))
+        for em in _EN_SUPERSEDES.finditer(sentence):
+            name = (em.group(1) or em.group(2) or "").strip()
+            if name and not re.match(r"(?i)this\b", name):
+                names.append(name)
+        for name in names:
+            if name == own_title or name in seen or _SELF_REFERENCE.match(name):
+                continue
+            seen.add(name)
+            out.append((name, status))
+        if len(out) >= 50:  # a repeal list longer than this is an appendix table, not a statement
+            break
+    return out
+
+
+# ---------------------------------------------------------------- user overrides
+
+_ALIASES = {"date": "publish_date", "published": "publish_date", "publish_time": "publish_date",
+            "pub_date": "publish_date", "issued": "publish_date", "effective": "effective_date",
+            "doc_no": "doc_number", "number": "doc_number", "issuer": "authority",
+            "lang": "language"}
+_DATE_FIELDS = ("publish_date", "effective_date")
+
+
+def apply_overrides(meta: DocMeta, overrides: Mapping[str, Any], source: str) -> DocMeta:
+    """``meta`` with the user's values on top (provenance "override"). Known DocMeta fields (and a
+    few common aliases such as ``published``) replace the extracted ones; anything else goes into
+    ``extra``. A value that does not fit its field raises IngestError naming it."""
+    if not overrides:
+        return meta
+    data = meta.model_dump()
+    prov = dict(meta.provenance)
+    extra = dict(meta.extra)
+    for key, value in overrides.items():
+        name = _ALIASES.get(key, key)
+        if name in ("provenance",):
+            continue
+        if value is None or value == "":
+            continue  # an empty field in a bulk file means "unknown", not "erase"
+        if name in DocMeta.model_fields and name != "extra":
+            if name in _DATE_FIELDS and isinstance(value, str):
+                parsed = parse_date(value)
+                if parsed is None:
+                    if name != key:  # an alias we guessed at: keep the value, do not fail the file
+                        extra[key] = value
+                        continue
+                    raise IngestError(source, f"meta field {key!r}: not a date: {value!r}")
+                value = parsed
+            data[name] = value
+            prov[name] = "override"
+        elif name == "extra" and isinstance(value, Mapping):
+            extra.update(value)
+        else:
+            extra[key] = value
+    data["provenance"] = prov
+    data["extra"] = extra
+    try:
+        return DocMeta(**data)
+    except Exception as exc:  # pydantic ValidationError: name the bad field for the user
+        raise IngestError(source, f"invalid meta override: {exc}".split("\n For further")[0]) from exc

@@ -1,0 +1,426 @@
+"""File formats to plain text with Markdown structure.
+
+Each parser turns one file's bytes into a :class:`Parsed`: the document text (headings as
+Markdown ``#`` lines, tables as Markdown pipe tables, see ``tables.py``) plus hints the format
+itself carries (an HTML ``<title>``, DOCX core properties, PDF metadata). Anything unreadable
+raises :class:`IngestError` naming the file and the reason; vendor errors are chained.
+
+JSON Lines are not parsed here: ``pipeline.py`` streams them record by record.
+"""
+
+from __future__ import annotations
+
+import codecs
+import io
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from agentic_rag.errors import IngestError
+from agentic_rag.ingest.tables import render_markdown
+
+#: suffixes handled by :func:`parse_bytes`
+PARSED_SUFFIXES = frozenset({".txt", ".md", ".markdown", ".html", ".htm", ".docx", ".pdf"})
+
+
+@dataclass(slots=True)
+class Parsed:
+    """One file's text and the metadata hints its format carried."""
+
+    text: str
+    title: str = ""
+    hints: dict[str, str] = field(default_factory=dict)  # e.g. {"authority": ..., "publish_date": ...}
+    rule: str = ""  # where the title hint came from, for provenance
+
+
+# ---------------------------------------------------------------- text files and encodings
+
+_BOMS = (
+    (codecs.BOM_UTF32_LE, "utf-32"), (codecs.BOM_UTF32_BE, "utf-32"),
+    (codecs.BOM_UTF8, "utf-8-sig"), (codecs.BOM_UTF16_LE, "utf-16"), (codecs.BOM_UTF16_BE, "utf-16"),
+)
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0e-\x1f\x7f]")
+_CJK = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
+
+
+def decode_text(data: bytes, path: str) -> str:
+    """Bytes of a text file to str: BOM (UTF-8/16/32), then UTF-8, then GB18030 (covers GBK and
+    GB2312), then charset-normalizer's best guess. Binary or unrecognisable -> IngestError."""
+    for bom, encoding in _BOMS:
+        if data.startswith(bom):
+            try:
+                return _check_text(data.decode(encoding), path, encoding)
+            except UnicodeDecodeError as exc:
+                raise IngestError(path, f"invalid {encoding} text after its byte-order mark") from exc
+    if b"\x00" in data[:4096]:
+        raise IngestError(path, "unknown encoding: binary data (NUL bytes) without a byte-order mark")
+    try:
+        return _check_text(data.decode("utf-8"), path, "utf-8")
+    except UnicodeDecodeError:
+        pass
+    try:
+        text = data.decode("gb18030")
+    except UnicodeDecodeError:
+        text = None
+    if text is not None and _plausible_chinese(text):
+        return _check_text(text, path, "gb18030")
+    from charset_normalizer import from_bytes
+
+    best = from_bytes(data).best()
+    if best is None or best.chaos > 0.3:
+        raise IngestError(path, "unknown encoding: not UTF-8/UTF-16/GB18030 and no confident guess")
+    return _check_text(str(best), path, best.encoding)
+
+
+def _plausible_chinese(text: str) -> bool:
+    # GB18030 decodes most byte soup; accept it only when the result reads as CJK + ASCII text
+    sample = text[:4000]
+    if not sample:
+        return False
+    cjk = len(_CJK.findall(sample))
+    ascii_ = sum(1 for ch in sample if ch < "\x80")
+    return cjk > 0 and (cjk + ascii_) / len(sample) > 0.9
+
+
+def _check_text(text: str, path: str, encoding: str) -> str:
+    sample = text[:8000]
+    if sample and len(_CONTROL.findall(sample)) > max(2, len(sample) // 100):
+        raise IngestError(path, f"unknown encoding: decoding as {encoding} gives binary control characters")
+    return text.replace("\r\n", "\n").replace("\r", "\n")
+
+
+def parse_text(data: bytes, path: str) -> Parsed:
+    text = decode_text(data, path)
+    title = ""
+    for line in text.split("\n", 20)[:20]:
+        if line.strip():
+            stripped = line.strip()
+            if stripped.startswith("#"):
+                title = stripped.lstrip("#").strip()
+            break
+    return Parsed(text=text, title=title, rule="markdown heading" if title else "")
+
+
+# ---------------------------------------------------------------- HTML
+
+_HTML_DROP = ("script", "style", "nav", "noscript", "template", "svg", "iframe", "header", "footer",
+              "form", "button")
+_BLOCKS = {"p", "div", "section", "article", "main", "li", "dd", "dt", "blockquote", "pre",
+           "address", "figcaption", "caption", "br", "tr"}
+
+
+def parse_html(data: bytes, path: str) -> Parsed:
+    from bs4 import BeautifulSoup
+
+    try:
+        soup = BeautifulSoup(data, "lxml")
+    except Exception as exc:  # lxml raises several unrelated types on broken input
+        raise IngestError(path, f"unreadable HTML: {exc}") from exc
+    title = soup.title.get_text(" ", strip=True) if soup.title else ""
+    hints: dict[str, str] = {}
+    for meta in soup.find_all("meta"):
+        name = (meta.get("name") or meta.get("property") or "").lower()
+        content = (meta.get("content") or "").strip()
+        if not content:
+            continue
+        if name in ("author", "publisher", "dc.publisher", "article:publisher"):
+            hints.setdefault("authority", content)
+        elif name in ("date", "pubdate", "publishdate", "dc.date", "article:published_time"):
+            hints.setdefault("publish_date", content)
+    for tag in soup(_HTML_DROP):
+        tag.decompose()
+    body = soup.body or soup
+    lines: list[str] = []
+    _html_walk(body, lines)
+    text = "\n".join(line for line in (ln.strip() for ln in lines) if line)
+    h1 = body.find("h1")
+    if not title and h1 is not None:
+        title = h1.get_text(" ", strip=True)
+    return Parsed(text=text, title=title, hints=hints, rule="<title>" if title else "")
+
+
+def _html_walk(node, lines: list[str]) -> None:
+    from bs4 import NavigableString, Tag
+
+    buf: list[str] = []
+
+    def flush() -> None:
+        if buf:
+            lines.append(" ".join("".join(buf).split()))
+            buf.clear()
+
+    # (children, is_block): a block's text is flushed when it closes, so blocks never merge
+    stack: list[tuple[object, bool]] = [(iter(node.children), False)]
+    steps = 0
+    while stack and steps < 5_000_000:  # bounded walk over the parsed tree
+        steps += 1
+        child = next(stack[-1][0], None)
+        if child is None:
+            if stack.pop()[1]:
+                flush()
+            continue
+        if isinstance(child, NavigableString):
+            if type(child).__name__ in ("Comment", "Doctype", "Declaration", "ProcessingInstruction"):
+                continue
+            buf.append(str(child))
+            continue
+        if not isinstance(child, Tag):
+            continue
+        name = child.name.lower()
+        if re.fullmatch(r"h[1-6]", name):
+            flush()
+            lines.append("#" * int(name[1]) + " " + child.get_text(" ", strip=True))
+            continue
+        if name == "table":
+            flush()
+            headers, rows = _html_table(child)
+            if headers or rows:
+                lines.append(render_markdown(headers, rows))
+            continue
+        if name in _BLOCKS:
+            flush()
+            if name != "br":
+                stack.append((iter(child.children), True))
+            continue
+        stack.append((iter(child.children), False))
+    flush()
+
+
+def _html_table(table) -> tuple[list[str], list[list[str]]]:
+    rows: list[list[str]] = []
+    header: list[str] = []
+    for tr in table.find_all("tr"):
+        if tr.find_parent("table") is not table:
+            continue  # nested tables are flattened into their cell text
+        cells = tr.find_all(["th", "td"], recursive=False)
+        values = [c.get_text(" ", strip=True) for c in cells]
+        if not header and cells and all(c.name == "th" for c in cells):
+            header = values
+        elif any(values):
+            rows.append(values)
+    if not header and rows:
+        header, rows = rows[0], rows[1:]
+    return header, rows
+
+
+# ---------------------------------------------------------------- DOCX
+
+_HEADING_STYLE = re.compile(r"(?:heading|标题)\s*(\d)", re.I)
+
+
+def parse_docx(data: bytes, path: str) -> Parsed:
+    try:
+        import docx
+        from docx.document import Document as DocxDocument
+        from docx.table import Table as DocxTable
+        from docx.text.paragraph import Paragraph
+
+        document: DocxDocument = docx.Document(io.BytesIO(data))
+    except Exception as exc:  # python-docx raises zipfile/KeyError/ValueError variants
+        raise IngestError(path, f"unreadable DOCX: {exc}") from exc
+    lines: list[str] = []
+    first_heading = ""
+    body = document.element.body
+    for child in body.iterchildren():
+        tag = child.tag.rsplit("}", 1)[-1]
+        if tag == "p":
+            para = Paragraph(child, document)
+            text = para.text.strip()
+            if not text:
+                continue
+            style = (para.style.name if para.style is not None else "") or ""
+            m = _HEADING_STYLE.search(style)
+            if style.lower() == "title" or style == "标题":
+                first_heading = first_heading or text
+                lines.append("# " + text)
+            elif m:
+                level = max(1, min(6, int(m.group(1))))
+                first_heading = first_heading or text
+                lines.append("#" * level + " " + text)
+            else:
+                lines.append(text)
+        elif tag == "tbl":
+            table = DocxTable(child, document)
+            rows = [_dedupe_merged([cell.text.strip() for cell in row.cells]) for row in table.rows]
+            rows = [r for r in rows if any(r)]
+            if rows:
+                lines.append(render_markdown(rows[0], rows[1:]))
+    props = document.core_properties
+    title = (props.title or "").strip() or first_heading
+    hints: dict[str, str] = {}
+    if props.author:
+        hints["author"] = props.author
+    return Parsed(text="\n".join(lines), title=title, hints=hints,
+                  rule="docx title" if title else "")
+
+
+def _dedupe_merged(cells: list[str]) -> list[str]:
+    # python-docx repeats a horizontally merged cell once per grid column
+    out: list[str] = []
+    for i, cell in enumerate(cells):
+        if i and cell and cell == cells[i - 1]:
+            out.append("")
+        else:
+            out.append(cell)
+    return out
+
+
+# ---------------------------------------------------------------- PDF
+
+_PAGE_NUMBER = re.compile(r"^\s*(?:[-–—]\s*)?(?:第\s*\d+\s*页(?:\s*[/，,]?\s*共\s*\d+\s*页)?|"
+                          r"(?:page\s*)?\d+(?:\s*(?:/|of)\s*\d+)?)(?:\s*[-–—])?\s*$", re.I)
+
+
+def parse_pdf(data: bytes, path: str) -> Parsed:
+    import pymupdf
+
+    try:
+        pdf = pymupdf.open(stream=data, filetype="pdf")
+    except Exception as exc:  # pymupdf raises FileDataError/RuntimeError on corrupt input
+        raise IngestError(path, f"corrupt or unreadable PDF: {exc}") from exc
+    with pdf:
+        if pdf.needs_pass or pdf.is_encrypted:
+            raise IngestError(path, "encrypted PDF: remove the password and ingest it again")
+        if pdf.page_count == 0:
+            raise IngestError(path, "corrupt PDF: no pages")
+        pages: list[list[str]] = []
+        try:
+            for page in pdf:
+                pages.append(_pdf_page(page))
+        except IngestError:
+            raise
+        except Exception as exc:
+            raise IngestError(path, f"corrupt PDF: {exc}") from exc
+        meta = pdf.metadata or {}
+    text = "\n".join(item for items in _drop_running_lines(pages) for item in items)
+    if not text.strip():
+        raise IngestError(path, "PDF has no text layer (scanned?); OCR is not supported")
+    hints: dict[str, str] = {}
+    if meta.get("author"):
+        hints["author"] = meta["author"]
+    date = _pdf_date(meta.get("creationDate") or "")
+    if date:
+        hints["pdf_date"] = date
+    title = (meta.get("title") or "").strip()
+    return Parsed(text=text, title=title, hints=hints, rule="pdf metadata title" if title else "")
+
+
+def _pdf_date(raw: str) -> str:
+    m = re.match(r"D:(\d{4})(\d{2})(\d{2})", raw)
+    return f"{m.group(1)}-{m.group(2)}-{m.group(3)}" if m else ""
+
+
+def _pdf_page(page) -> list[str]:
+    """Text blocks in reading order, with tables found by PyMuPDF rendered as Markdown in place."""
+    table_items: list[tuple[float, str, tuple[float, float, float, float]]] = []
+    try:
+        found = page.find_tables()
+        tables = list(found.tables) if found else []
+    except Exception:  # table detection is best effort; the text layer still comes through
+        tables = []
+    for t in tables:
+        rows = [[(c or "").replace("\n", " ").strip() for c in row] for row in t.extract()]
+        rows = [r for r in rows if any(r)]
+        if len(rows) < 2:
+            continue
+        header = [h.replace("\n", " ") if h else "" for h in (t.header.names if t.header else rows[0])]
+        body_rows = rows[1:] if header == rows[0] else rows
+        header, body_rows = _drop_empty_columns(header, body_rows)
+        table_items.append((t.bbox[1], render_markdown(header, body_rows), tuple(t.bbox)))
+    items: list[tuple[float, str]] = [(y, md) for y, md, _ in table_items]
+    boxes = [box for _, _, box in table_items]
+    for block in page.get_text("blocks", sort=True):
+        x0, y0, x1, y1, text, _, kind = block[:7]
+        if kind != 0:
+            continue  # image block
+        cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
+        if any(b[0] <= cx <= b[2] and b[1] <= cy <= b[3] for b in boxes):
+            continue  # already in a table
+        text = text.strip()
+        if not text or _PAGE_NUMBER.match(text):
+            continue
+        items.append((y0, _join_pdf_lines(text)))
+    items.sort(key=lambda item: item[0])
+    return [text for _, text in items]
+
+
+def _drop_running_lines(pages: list[list[str]]) -> list[list[str]]:
+    """Drop running headers and footers: a first or last block that repeats (digits aside) on at
+    least half of the pages of a document of three pages or more."""
+    if len(pages) < 3:
+        return pages
+    def key(s: str) -> str:
+        return re.sub(r"\d+", "#", s)
+    counts: dict[str, int] = {}
+    for items in pages:
+        for k in {key(items[0]), key(items[-1])} if items else set():
+            counts[k] = counts.get(k, 0) + 1
+    running = {k for k, n in counts.items() if n * 2 >= len(pages)}
+    if not running:
+        return pages
+    out = []
+    for items in pages:
+        items = list(items)
+        if items and key(items[0]) in running:
+            items = items[1:]
+        if items and key(items[-1]) in running:
+            items = items[:-1]
+        out.append(items)
+    return out
+
+
+def _drop_empty_columns(header: list[str], rows: list[list[str]]) -> tuple[list[str], list[list[str]]]:
+    # table detection on drawn grids can report a phantom column that holds nothing anywhere
+    width = max([len(header)] + [len(r) for r in rows])
+    keep = [i for i in range(width)
+            if (i < len(header) and header[i].strip() and not header[i].startswith("Col"))
+            or any(i < len(r) and r[i].strip() for r in rows)]
+    pick = lambda cells: [cells[i] if i < len(cells) else "" for i in keep]  # noqa: E731
+    return pick(header), [pick(r) for r in rows]
+
+
+_STRUCTURE_START = re.compile(
+    r"(?:第[一二三四五六七八九十百千零〇两\d]+[编章节条]|[（(][一二三四五六七八九十\d]+[)）]|[一二三四五六七八九十]+、|"
+    r"\d+(?:\.\d+)*[.、．\s]|附件|附录|注[：:]|Article\b|ARTICLE\b|Section\b|SECTION\b|§|Chapter\b|"
+    r"CHAPTER\b|Appendix\b|Annex\b|Note:|[-•·*]\s|\|)")
+_LINE_END = "。；：！？.;:!?」”）)"
+
+
+def _join_pdf_lines(text: str) -> str:
+    """Undo the page-width wrapping inside one PDF text block: a line that does not end a
+    sentence runs on into the next, unless the next starts a structure (第X条, （一）, 1.)."""
+    out: list[str] = []
+    for line in text.split("\n"):
+        line = line.strip()
+        if not line:
+            continue
+        if out and out[-1][-1] not in _LINE_END and not _STRUCTURE_START.match(line):
+            prev = out[-1]
+            ascii_join = prev[-1].isascii() and line[0].isascii()
+            out[-1] = prev + (" " if ascii_join and prev[-1] != "-" else "") + line
+        else:
+            out.append(line)
+    return "\n".join(out)
+
+
+# ---------------------------------------------------------------- dispatch
+
+def parse_bytes(data: bytes, path: str | Path) -> Parsed:
+    """Parse a file's bytes by its suffix. Empty input -> IngestError("empty file")."""
+    name = str(path)
+    suffix = Path(name).suffix.lower()
+    if not data or not data.strip():
+        raise IngestError(name, "empty file")
+    if suffix in (".txt", ".md", ".markdown"):
+        parsed = parse_text(data, name)
+    elif suffix in (".html", ".htm"):
+        parsed = parse_html(data, name)
+    elif suffix == ".docx":
+        parsed = parse_docx(data, name)
+    elif suffix == ".pdf":
+        parsed = parse_pdf(data, name)
+    else:
+        raise IngestError(name, f"unsupported file type {suffix or '(none)'}")
+    if not parsed.text.strip():
+        raise IngestError(name, "empty file: no text after parsing")
+    return parsed
