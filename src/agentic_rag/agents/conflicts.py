@@ -1,0 +1,460 @@
+"""Conflicts between sources, and the rules that decide which one wins.
+
+A conflict is two documents stating different values for the *same matter*: 2023年通知 says the
+inpatient rate is 80%, 2024年通知 says 90%. Claims are paired by their matter (the words around
+the quantity, compared as dictionary atoms so that 住院费用 and 住院医疗费用 match while 门诊 and
+住院 do not) and by comparable quantities (same kind; 3个工作日 vs 5日 is a disagreement, 5日 vs
+5天 is not). Values in one document never conflict with each other (a clause may list several
+cases); only different documents do.
+
+Arbitration applies these rules in order; the first that separates the candidates decides and is
+named in :attr:`Conflict.rule`:
+
+1. ``pinned version 2023`` — the question asked for a version ("按照2023年的规定").
+2. ``override`` — a pin from the overrides file (:mod:`agentic_rag.agents.overrides`).
+3. ``superseded`` — a superseded or repealed source never wins against a current one.
+4. ``newer (≥1 year)`` — publish dates at least a year apart: the newer document wins.
+5. ``authority×recency`` — authority weight (national > provincial > municipal > county >
+   company, configurable) × ``1/(1+0.1·age_years)``.
+
+When nothing separates them the rule is ``undecided`` and the Reasoner asks for review.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from agentic_rag.agents.compose import STOP_EN, STOP_ZH, atoms, segment, stem, strip_label, synonyms
+from agentic_rag.agents.overrides import OverrideRule, clause_matches
+from agentic_rag.agents.quantities import comparable, extract_quantities, quantity_key
+from agentic_rag.types import Chunk, Conflict, ConflictValue, Quantity, RouteDecision
+
+__all__ = [
+    "Fact", "facts_of", "matter_terms", "same_matter", "same_fact_matter", "find_conflicts", "Arbiter",
+    "authority_level", "DEFAULT_AUTHORITY_WEIGHTS",
+]
+
+#: base weight per level of issuing authority (the seed article: State Council 0.9, province 0.7)
+DEFAULT_AUTHORITY_WEIGHTS: dict[str, float] = {
+    "national": 0.9, "provincial": 0.7, "municipal": 0.6, "county": 0.5, "company": 0.4,
+    "unknown": 0.5,
+}
+
+# words around a quantity that describe the change or the bound, not the matter itself
+_NOT_MATTER = frozenset(
+    "调整 提高 降低 提升 下调 上调 增加 减少 改为 变更 修改 达到 不超过 不低于 超过 低于 高于 最高 最低 "
+    "以上 以下 以内 之内 原 现 新 旧 统一 执行 规定 应 应当 需 需要 可 可以 按 按照 给予 予以 "
+    "确定 明确 起 止 自 至 为 是 由 从 不得 须 必须 一律 相应 分别 其中 年度 每年 每次 每月 "
+    "per cent percent up to at least at most no more than less increase increased reduce reduced "
+    "raise raised change changed set shall must may be will".split()
+)
+_SEGMENT_END = re.compile(r"[，,；;：:（）()“”\"]")
+
+
+@dataclass
+class Fact:
+    """One quantity in one claim sentence, with the matter it is about."""
+
+    chunk: Chunk
+    sentence: str
+    quantity: Quantity
+    matter: tuple[str, ...]  # context + local, in reading order
+    rank: int = 0
+    local: tuple[str, ...] = ()  # the words of the quantity's own segment (and list item)
+    context: tuple[str, ...] = ()  # the words of the sentence's lead-in and the list's intro
+
+
+def matter_terms(text: str) -> tuple[str, ...]:
+    """Matter words of a phrase as atoms: ``"住院医疗费用报销比例"`` -> 住院, 医疗, 费用, 报销, 比例."""
+    out: list[str] = []
+    for tok in segment(text):
+        low = tok.lower()
+        if re.fullmatch(r"[\d.,]+", low) or low in STOP_EN or tok in STOP_ZH or tok in _NOT_MATTER:
+            continue
+        if re.fullmatch(r"[\u3400-\u9fff]", tok) or re.fullmatch(r"第?[一二三四五六七八九十百零〇两]+[条款项章节]?", tok):
+            continue
+        for a in atoms(tok) if re.match(r"[\u3400-\u9fff]", tok) else (stem(low),):
+            if a not in _NOT_MATTER and a not in out and not re.fullmatch(r"[一二三四五六七八九十百零〇两第条]+", a):
+                out.append(a)
+    return tuple(out)
+
+
+_LIST_ITEM = re.compile(r"^\s*(?:[（(][一二三四五六七八九十\d]+[)）]|[一二三四五六七八九十]+、|\d+[.、)）]|[-*•])")
+_RESPECTIVELY = re.compile(r"分别|respectively", re.I)
+
+
+def _segments(sentence: str) -> list[tuple[int, int]]:
+    bounds = [0] + [m.end() for m in _SEGMENT_END.finditer(sentence)] + [len(sentence)]
+    return [(s, e) for s, e in zip(bounds, bounds[1:]) if e > s]
+
+
+def _lead_sentence(chunk: Chunk, sentence: str) -> str:
+    """The sentence that introduces a list item ("统筹基金支付比例如下：" for "（二）住院：……")."""
+    if not _LIST_ITEM.match(sentence):
+        return ""
+    text = chunk.text
+    at = text.find(sentence[:20])
+    head = text[:at] if at > 0 else ""
+    lines = [ln for ln in re.split(r"[\n。；;]", head) if ln.strip() and not _LIST_ITEM.match(ln)]
+    return strip_label(lines[-1]) if lines else ""
+
+
+def _items_before(text: str, count: int) -> list[str]:
+    """The ``count`` list items that precede 分别: "一级、二级、三级定点医疗机构" -> 一级, 二级, 三级."""
+    m = re.search(r"([^，,；;：:、\s]+(?:[、,，]\s*[^，,；;：:、\s]+){%d})[^，,；;：:、]*$" % (count - 1), text)
+    if not m:
+        return []
+    items = [x.strip() for x in re.split(r"[、,，]", m.group(1)) if x.strip()]
+    if len(items) != count:
+        return []
+    # the first item carries what precedes the list, the last the shared noun
+    # ("在职职工在一级", "三级定点医疗机构"): keep the part as long as the middle items
+    size = len(items[1]) if count > 2 else min(len(items[0]), len(items[-1]))
+    items[0] = items[0][-size:] if len(items[0]) > size + 1 else items[0]
+    items[-1] = items[-1][:size] if len(items[-1]) > size + 1 else items[-1]
+    return items
+
+
+def facts_of(sentence: str, chunk: Chunk, rank: int = 0) -> list[Fact]:
+    """The quantities of a claim sentence, each with its matter.
+
+    The matter of a quantity is the sentence's lead-in (the text before the first segment that
+    states a value) plus the quantity's own segment: in "在职职工百分之七十，退休人员百分之八十"
+    the two values are about different people. A list item inherits the sentence that introduces
+    the list; "一级、二级、三级……分别为90%、85%、80%" gives each value its own item. In
+    ``由80%提高至90%`` / ``from 80% to 90%`` the first value is the old one and is dropped."""
+    quantities = extract_quantities(sentence)
+    spans: list[tuple[int, int]] = []
+    pos = 0
+    for q in quantities:
+        i = sentence.find(q.raw, pos)
+        if i < 0:
+            i = sentence.find(q.raw)
+        spans.append((i, i + len(q.raw)))
+        pos = max(pos, i + len(q.raw))
+    segs = _segments(sentence) or [(0, len(sentence))]
+
+    def seg_of(i: int) -> int:
+        return next((k for k, (s, e) in enumerate(segs) if s <= i < e), len(segs) - 1)
+
+    valued = [k for k, q in enumerate(quantities) if not (q.kind == "date" and q.unit == "year")]
+    first_seg = min((seg_of(spans[k][0]) for k in valued), default=0)
+    lead = _lead_sentence(chunk, sentence) + " " + sentence[:segs[first_seg][0]]
+    raws = [q.raw for q in quantities]
+
+    # 分别为 lists: items before, values after, matched in order
+    item_of: dict[int, str] = {}
+    last_items: list[str] = []
+    for m in _RESPECTIVELY.finditer(sentence):
+        run: list[int] = []
+        for k in (k for k in valued if spans[k][0] >= m.end()):
+            gap = sentence[spans[run[-1]][1]:spans[k][0]] if run else ""
+            if run and not re.fullmatch(r"\s*(?:[、,，]|和|及|and|,\s*and)\s*", gap):
+                break
+            run.append(k)
+        if len(run) >= 2:
+            seg_start = segs[seg_of(m.start())][0]
+            items = _items_before(sentence[seg_start:m.start()], len(run))
+            if not items and len(last_items) == len(run):
+                items = last_items  # "退休人员分别为……": the same items as the list before
+            last_items = items or last_items
+            for k, item in zip(run, items):
+                item_of[k] = item
+
+    found: list[Fact] = []
+    for idx in valued:
+        q, (s, e) = quantities[idx], spans[idx]
+        nxt = quantities[idx + 1] if idx + 1 < len(quantities) else None
+        if nxt is not None and comparable(q, nxt):
+            between = sentence[e:spans[idx + 1][0]]
+            before = sentence[max(0, s - 3):s]
+            if (re.search(r"由|从", before) and re.search(r"[调提降增减改]|至|为", between)) or \
+                    re.search(r"\bfrom\b", before, re.I) and re.search(r"\bto\b", between, re.I):
+                continue
+        k = seg_of(s)
+        seg_s, seg_e = segs[k]
+        own = sentence[seg_s:seg_e]
+        for raw in raws:
+            own = own.replace(raw, " ")
+        if not matter_terms(own) and k > first_seg:
+            seg_s = segs[k - 1][0]  # "，共4个月": the value continues the previous segment
+            own = sentence[seg_s:seg_e]
+            for raw in raws:
+                own = own.replace(raw, " ")
+        lead_text = lead
+        for raw in raws:
+            lead_text = lead_text.replace(raw, " ")
+        local = list(matter_terms(own))
+        context = [t for t in matter_terms(lead_text) if t not in local]
+        if idx in item_of:
+            # the value belongs to one item: the other items are not its matter
+            others = {t for k, it in item_of.items() if k != idx for t in matter_terms(it)}
+            local = [t for t in local if t not in others]
+            context = [t for t in context if t not in others]
+            own_item = list(matter_terms(item_of[idx])) or [item_of[idx]]
+            local += [t for t in own_item if t not in local]
+        found.append(Fact(chunk, sentence, q, tuple(context + local), rank,
+                          tuple(local), tuple(context)))
+    return found
+
+
+def same_matter(a: Sequence[str], b: Sequence[str]) -> bool:
+    """Two matters are the same when one contains the other (and they share at least two
+    words): 住院 费用 报销 比例 ~ 参保 住院 医疗 费用 报销 比例. Words that only one side has are
+    detail; words *each* side has alone are contrasts (门诊 vs 住院, 一级 vs 三级, 在职 vs 退休),
+    so such matters are different. Synonyms (报销/支付) count as the same word."""
+    sa, sb = {_canonical(t) for t in a}, {_canonical(t) for t in b}
+    if not sa or not sb:
+        return False
+    inter = len(sa & sb)
+    return inter >= min(2, len(sa), len(sb)) and (sa <= sb or sb <= sa)
+
+
+def same_fact_matter(a: Fact, b: Fact) -> bool:
+    """Two facts are about the same matter when their own segments agree (one contains the
+    other: 在职职工 vs 退休人员 are different) and their lead-ins are mostly shared (half of the
+    words or more), since two documents introduce the same rule in their own words."""
+    if not (a.local and b.local):
+        return same_matter(a.matter, b.matter)
+    if not same_matter(a.local, b.local):
+        return False
+    ca, cb = {_canonical(t) for t in a.context}, {_canonical(t) for t in b.context}
+    if not ca or not cb:
+        return True
+    return ca <= cb or cb <= ca or len(ca & cb) / len(ca | cb) >= 0.5
+
+
+def _closeness(a: Fact, b: Fact) -> float:
+    """How closely two same-matter facts match: overlap of their own segments, then of their
+    lead-ins (Jaccard of canonical words), so equal rows beat a row that merely contains another."""
+    def jac(x: Sequence[str], y: Sequence[str]) -> float:
+        sx, sy = {_canonical(t) for t in x}, {_canonical(t) for t in y}
+        return len(sx & sy) / len(sx | sy) if sx and sy else 0.0
+
+    return jac(a.local or a.matter, b.local or b.matter) + 0.5 * jac(a.context, b.context)
+
+
+def _canonical(term: str) -> str:
+    group = synonyms(term)
+    return min(group | {term}) if group else term
+
+
+def find_conflicts(facts: Sequence[Fact]) -> list[list[Fact]]:
+    """Groups of facts about one matter from different documents that state different values.
+
+    Facts pair when their quantities are comparable and their matters the same; a fact is linked
+    only to its *closest* match in each other document (ties all kept), because "the same
+    matter" allows one matter to contain another: 在职职工 (普通门诊) is contained in 在职职工在一级
+    医疗机构 (住院), and linking every such pair would chain a clause's rows into one group whose
+    representatives are about different things. Groups are the connected components of the
+    closest-match links (bounded by the number of facts)."""
+    n = len(facts)
+    parent = list(range(n))
+
+    def root(i: int) -> int:
+        while parent[i] != i:
+            parent[i] = parent[parent[i]]
+            i = parent[i]
+        return i
+
+    best: dict[tuple[int, str], tuple[float, list[int]]] = {}
+    for i in range(n):
+        for j in range(n):
+            a, b = facts[i], facts[j]
+            if a.chunk.doc_id == b.chunk.doc_id:
+                continue
+            if comparable(a.quantity, b.quantity) and same_fact_matter(a, b):
+                score = _closeness(a, b)
+                key = (i, b.chunk.doc_id)
+                held = best.get(key)
+                if held is None or score > held[0] + 1e-9:
+                    best[key] = (score, [j])
+                elif abs(score - held[0]) <= 1e-9:
+                    held[1].append(j)
+    for (i, _), (_, js) in best.items():
+        for j in js:
+            parent[root(j)] = root(i)
+    groups: dict[int, list[Fact]] = {}
+    for i in range(n):
+        groups.setdefault(root(i), []).append(facts[i])
+    out: list[list[Fact]] = []
+    for members in groups.values():
+        docs = {f.chunk.doc_id for f in members}
+        values = {quantity_key(f.quantity) for f in members}
+        if len(docs) > 1 and len(values) > 1:
+            # one representative per document: its best-ranked fact
+            per_doc: dict[str, Fact] = {}
+            for f in sorted(members, key=lambda f: f.rank):
+                per_doc.setdefault(f.chunk.doc_id, f)
+            reps = list(per_doc.values())
+            if len({quantity_key(f.quantity) for f in reps}) > 1:
+                out.append(reps)
+    return out
+
+
+# -- authority ------------------------------------------------------------------------------
+
+_LEVEL_PATTERNS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("company", re.compile(r"公司|集团|企业|有限|股份|\b(?:company|inc|ltd|llc|corp|corporation|group|plc|gmbh)\b", re.I)),
+    ("national", re.compile(
+        r"国务院|中共中央|全国人民代表大会|全国人大|国家|中央|中华人民共和国|"
+        r"(?:财政|教育|民政|司法|商务|公安|外交|国防|交通运输|水利|农业农村|文化和旅游|科学技术|工业和信息化|"
+        r"自然资源|生态环境|住房和城乡建设|人力资源和?社会保障|人力资源社会保障|卫生健康|应急管理)部|"
+        r"\b(?:state council|national|ministry|federal|central government)\b", re.I)),
+    ("provincial", re.compile(
+        r"省|自治区|直辖市|北京市|上海市|天津市|重庆市|\b(?:province|provincial|state of)\b", re.I)),
+    ("municipal", re.compile(r"市|\b(?:city|municipal|municipality)\b", re.I)),
+    ("county", re.compile(r"县|区|\b(?:county|district)\b", re.I)),
+)
+
+
+def authority_level(authority: str | None, title: str = "") -> str:
+    """national / provincial / municipal / county / company / unknown, from the issuing
+    authority's name (or the title when the authority is unknown): 国务院 -> national,
+    XX省医疗保障局 -> provincial, XX市 -> municipal, XX有限公司 -> company."""
+    for text in (authority or "", title or ""):
+        if not text:
+            continue
+        for level, pattern in _LEVEL_PATTERNS:
+            if pattern.search(text):
+                return level
+    return "unknown"
+
+
+def _doc_date(chunk: Chunk) -> dt.date | None:
+    return chunk.publish_date or chunk.effective_date
+
+
+def _age_years(chunk: Chunk, today: dt.date) -> float | None:
+    d = _doc_date(chunk)
+    return None if d is None else max(0.0, (today - d).days / 365.25)
+
+
+@dataclass
+class Decision:
+    winner: Fact
+    rule: str  # short rule key: pinned, override, superseded, newer, authority, tie
+    detail: str = ""  # the pinned year or the override's reason
+    candidates: list[Fact] = field(default_factory=list)  # every value that was weighed
+
+    @property
+    def label(self) -> str:
+        return {
+            "pinned": f"pinned version {self.detail}",
+            "override": f"override: {self.detail}",
+            "superseded": "superseded",
+            "newer": "newer (≥1 year)",
+            "authority": "authority×recency",
+            "tie": "undecided",
+        }[self.rule]
+
+
+class Arbiter:
+    """Decides conflicts with the rules above; pure given its inputs (``today`` included)."""
+
+    def __init__(self, authority_weights: dict[str, float] | None = None,
+                 overrides: Sequence[OverrideRule] = (), today: dt.date | None = None) -> None:
+        self.custom_weights = {k: float(v) for k, v in (authority_weights or {}).items()}
+        self.overrides = list(overrides)
+        self.today = today or dt.date.today()
+
+    # the weight of one source: a named authority in the settings beats the level default
+    def weight(self, chunk: Chunk) -> float:
+        name = (chunk.authority or "").lower()
+        named = [(k, v) for k, v in self.custom_weights.items()
+                 if k not in DEFAULT_AUTHORITY_WEIGHTS and name and k.lower() in name]
+        if named:
+            return max(named, key=lambda kv: len(kv[0]))[1]
+        level = authority_level(chunk.authority, chunk.title)
+        return self.custom_weights.get(level, DEFAULT_AUTHORITY_WEIGHTS[level])
+
+    def score(self, chunk: Chunk, default_age: float) -> float:
+        age = _age_years(chunk, self.today)
+        return self.weight(chunk) / (1 + 0.1 * (default_age if age is None else age))
+
+    def decide(self, group: Sequence[Fact], route: RouteDecision | None = None,
+               matter: str = "") -> Decision:
+        cands = list(group)
+        pinned = (route.version if route else "latest") or "latest"
+        if pinned != "latest":
+            hit = [f for f in cands if _matches_version(f.chunk, pinned)]
+            if hit and len(hit) < len(cands):
+                if len(hit) == 1:
+                    return Decision(hit[0], "pinned", pinned)
+                cands = hit
+        for rule in self.overrides:
+            if rule.matter and not same_matter(matter_terms(rule.matter), matter_terms(matter)):
+                continue
+            if not (rule.chunk_id or rule.doc_id or rule.title):
+                dated = [f for f in cands if _doc_date(f.chunk)]
+                if len(dated) >= 2:
+                    newer = rule.prefer == "newer"
+                    pick = (max if newer else min)(dated, key=lambda f: _doc_date(f.chunk))
+                    return Decision(pick, "override", rule.reason)
+                continue
+            hit = [f for f in cands if _override_hits(rule, f.chunk)]
+            if hit and len(hit) < len(cands):
+                return Decision(min(hit, key=lambda f: f.rank), "override", rule.reason)
+        active = [f for f in cands if f.chunk.status == "active"]
+        if active and len(active) < len(cands):
+            if len(active) == 1:
+                return Decision(active[0], "superseded")
+            cands = active
+        dated = [f for f in cands if _doc_date(f.chunk)]
+        if len(dated) == len(cands) and len(cands) >= 2:
+            newest = max(cands, key=lambda f: _doc_date(f.chunk))
+            others = [f for f in cands if f is not newest]
+            if all((_doc_date(newest.chunk) - _doc_date(f.chunk)).days >= 365 for f in others):
+                return Decision(newest, "newer")
+        ages = [a for a in (_age_years(f.chunk, self.today) for f in cands) if a is not None]
+        default_age = max(ages) if ages else 0.0
+        scored = sorted(cands, key=lambda f: (-self.score(f.chunk, default_age), f.rank))
+        if len(scored) >= 2 and abs(self.score(scored[0].chunk, default_age)
+                                    - self.score(scored[1].chunk, default_age)) < 1e-9:
+            return Decision(scored[0], "tie")
+        return Decision(scored[0], "authority")
+
+    def conflict(self, group: Sequence[Fact], route: RouteDecision | None = None) -> tuple[Conflict, Decision]:
+        """The :class:`Conflict` record of a group, and the decision behind it."""
+        first = min(group, key=lambda f: f.rank)
+        matter = " ".join(first.matter)
+        decision = self.decide(group, route, matter)
+        decision.candidates = list(group)
+        values = [
+            ConflictValue(value=f.quantity.raw, chunk_id=f.chunk.chunk_id, title=f.chunk.title,
+                          clause=f.chunk.clause, publish_date=_doc_date(f.chunk))
+            for f in sorted(group, key=lambda f: (f is not decision.winner, f.rank))
+        ]
+        return Conflict(matter=" ".join(decision.winner.matter) or matter, values=values,
+                        winner=decision.winner.chunk.chunk_id, rule=decision.label), decision
+
+
+def _matches_version(chunk: Chunk, pinned: str) -> bool:
+    if chunk.version and pinned in chunk.version:
+        return True
+    if pinned.isdigit():
+        year = int(pinned)
+        if any(d is not None and d.year == year for d in (chunk.publish_date, chunk.effective_date)):
+            return True
+    return bool(chunk.title) and pinned in chunk.title
+
+
+def _norm_title(title: str) -> str:
+    return re.sub(r"[《》〈〉\s\"“”]", "", title).lower()
+
+
+def _override_hits(rule: OverrideRule, chunk: Chunk) -> bool:
+    if rule.chunk_id:
+        return chunk.chunk_id == rule.chunk_id
+    if rule.doc_id and chunk.doc_id != rule.doc_id:
+        return False
+    if rule.title:
+        want, have = _norm_title(rule.title), _norm_title(chunk.title)
+        if not have or not (want == have or want in have):
+            return False
+    if rule.clause:
+        return clause_matches(rule.clause, chunk.clause, chunk.clause_no)
+    return True

@@ -1,0 +1,290 @@
+"""Deterministic multi-hop planning: question decomposition, bridge entities, sufficiency.
+
+Pure functions over text and chunks, used by the Retriever between rounds:
+
+- :func:`decompose` splits a comparison question into its compared entities
+  ("Who was born first, A or B?" -> ["A", "B"]; "A和B谁先出生" -> ["A", "B"]).
+- :func:`relations` finds the relation words of a question ("mother", "director", "母亲").
+- :func:`bridge_entities` reads a retrieved passage and returns the names it gives for those
+  relations ("... son of Emperor Lothair I and Ermengarde of Tours" -> "Ermengarde of Tours"),
+  which become the next hop's queries.
+- :func:`coverage` is the sufficiency check: which of the question's entities and relation
+  bridges the retrieved passages cover, and the one element still missing.
+
+Everything here is generic English/Chinese text handling; no corpus-specific rules.
+"""
+
+from __future__ import annotations
+
+import re
+import unicodedata
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+
+from agentic_rag.agents.router import extract_names
+from agentic_rag.types import Chunk
+
+__all__ = ["decompose", "relations", "bridge_entities", "coverage", "Coverage", "title_matches",
+           "content_words",
+           "title_within"]
+
+# relation word in a question -> phrases that introduce the related entity in a passage
+_EN_RELATIONS: dict[str, tuple[str, ...]] = {
+    "mother": ("mother", "son of", "daughter of", "child of", "born to", "and"),
+    "father": ("father", "son of", "daughter of", "child of", "born to"),
+    "grandfather": ("father", "son of", "daughter of", "child of", "born to"),
+    "grandmother": ("mother", "son of", "daughter of", "child of", "born to", "and"),
+    "parent": ("father", "mother", "son of", "daughter of", "child of", "born to"),
+    "spouse": ("married", "marriage", "wife", "husband", "spouse", "widow", "consort"),
+    "wife": ("married", "marriage", "wife", "husband", "spouse", "widow", "consort", "queen"),
+    "husband": ("married", "marriage", "husband", "wife", "spouse", "widow", "consort", "king"),
+    "in-law": ("married", "wife", "husband", "spouse", "father", "mother"),
+    "child": ("son", "daughter", "children", "child", "father of", "mother of"),
+    "son": ("son", "children", "father of", "mother of"),
+    "daughter": ("daughter", "children", "father of", "mother of"),
+    "sibling": ("brother", "sister", "sibling"),
+    "brother": ("brother", "sibling"),
+    "sister": ("sister", "sibling"),
+    "uncle": ("brother", "father", "mother"),
+    "aunt": ("sister", "father", "mother"),
+    "director": ("directed by", "director", "directed", "film by"),
+    "producer": ("produced by", "producer"),
+    "composer": ("composed by", "music by", "composer", "score by"),
+    "performer": ("performed by", "recorded by", "song by", "single by", "album by", "singer",
+                  "band", "artist", "by", "album", "single", "track"),
+    "singer": ("performed by", "recorded by", "song by", "sung by", "singer", "by"),
+    "artist": ("by", "artist", "painted by", "recorded by"),
+    "author": ("written by", "author", "novel by", "book by", "by"),
+    "writer": ("written by", "writer", "screenplay by", "by"),
+    "creator": ("created by", "creator", "developed by"),
+    "founder": ("founded by", "founder", "established by", "co-founded"),
+    "publisher": ("published by", "publisher"),
+    "developer": ("developed by", "developer"),
+    "owner": ("owned by", "owner"),
+    "designer": ("designed by", "designer", "architect"),
+    "architect": ("designed by", "architect"),
+    "manufacturer": ("manufactured by", "made by", "manufacturer"),
+    "coach": ("coached by", "head coach", "coach"),
+    "member": ("member of", "band", "group"),
+    "editor": ("edited by", "editor"),
+    "presenter": ("presented by", "hosted by", "host"),
+    "successor": ("succeeded by", "successor"),
+    "predecessor": ("preceded by", "predecessor", "succeeded"),
+    "university": ("educated at", "graduated from", "studied at", "attended", "university", "college"),
+    "school": ("educated at", "graduated from", "studied at", "attended", "school"),
+    "team": ("plays for", "played for", "signed", "team", "club"),
+    "company": ("works for", "worked for", "company", "founded", "subsidiary of"),
+    "label": ("record label", "released by", "label"),
+    "league": ("league", "competes in"),
+}
+_EN_ALIASES = {
+    "mom": "mother", "dad": "father", "mothers": "mother", "fathers": "father",
+    "directed": "director", "directors": "director", "produced": "producer",
+    "composed": "composer", "performed": "performer", "sang": "singer", "sung": "singer",
+    "wrote": "author", "written": "author", "novelist": "author", "poet": "author",
+    "created": "creator", "founded": "founder", "published": "publisher", "developed": "developer",
+    "owned": "owner", "designed": "designer", "married": "spouse", "widow": "spouse",
+    "parents": "parent", "children": "child", "sons": "son", "daughters": "daughter",
+    "siblings": "sibling", "brothers": "brother", "sisters": "sister", "band": "performer",
+    "screenwriter": "writer", "co-founder": "founder", "alma": "university", "studied": "university",
+    "educated": "university", "graduated": "university", "manufactured": "manufacturer",
+}
+_ZH_RELATIONS: dict[str, tuple[str, ...]] = {
+    "母亲": ("母亲", "其母", "生母", "之母"), "父亲": ("父亲", "其父", "生父", "之父"),
+    "祖父": ("父亲", "其父"), "祖母": ("母亲", "其母"), "妻子": ("妻子", "夫人", "其妻", "嫁给", "娶"),
+    "丈夫": ("丈夫", "其夫", "嫁给"), "配偶": ("妻子", "丈夫", "配偶", "结婚"),
+    "儿子": ("儿子", "之子"), "女儿": ("女儿", "之女"), "导演": ("导演", "执导"),
+    "作者": ("作者", "所著", "著", "撰写", "创作"), "演唱": ("演唱", "歌手", "演唱者"),
+    "歌手": ("演唱", "歌手"), "创始人": ("创始人", "创办", "创立", "创建"),
+    "制片人": ("制片人", "监制", "出品"), "作曲": ("作曲", "谱曲"), "出版": ("出版社", "出版"),
+    "毕业": ("毕业于", "就读于"), "上级": ("上级", "主管部门"), "制定": ("制定", "发布", "印发"),
+}
+_WEAK_CUES = frozenset({"by", "and", "band", "son", "daughter", "host", "team", "club", "group"})
+_RE_COMPARE_EN = re.compile(
+    r"\b(?:or|both|same|either|neither|than|first|earlier|later|older|younger|longer|shorter|"
+    r"bigger|larger|smaller|more|less|higher|lower|compare[ds]?|difference)\b", re.IGNORECASE)
+_RE_COMPARE_ZH = re.compile(r"还是|哪个|哪一个|谁更|谁先|谁后|是否都|都是|相同|一样|区别|不同|比较|更早|更晚")
+_RE_ZH_PAIR = re.compile(r"([\u4e00-\u9fff\w《》·]{2,20}?)(?:和|与|跟|同|、)([\u4e00-\u9fff\w《》·]{2,20}?)"
+                         r"(?=谁|哪|是否|都|的|，|,|相|一样|有|在)")
+_RE_ZH_NAME_AFTER = re.compile(r"^[是为：:，,]?\s*([\u4e00-\u9fff·]{2,8}|[A-Z][\w\s.'-]{1,40})")
+
+
+def relations(question: str) -> list[str]:
+    """The relation words the question asks to follow, canonical form, in order of appearance."""
+    found: list[str] = []
+    lower = question.lower()
+    for word in re.findall(r"[a-z][a-z\-]*", lower):
+        rel = word if word in _EN_RELATIONS else _EN_ALIASES.get(word)
+        if rel is None and word.endswith("-in-law"):
+            rel = "in-law"
+        if rel and rel not in found:
+            found.append(rel)
+    for rel in _ZH_RELATIONS:
+        if rel in question and rel not in found:
+            found.append(rel)
+    return found
+
+
+def decompose(question: str, entities: Sequence[str] = ()) -> list[str]:
+    """Sub-queries of a comparison question: its compared entities, or [] when it compares
+    nothing. ``entities`` are the Router's entity slots when known."""
+    if _RE_COMPARE_ZH.search(question):
+        m = _RE_ZH_PAIR.search(question)
+        if m:
+            return [m.group(1).strip("《》"), m.group(2).strip("《》")]
+    if not _RE_COMPARE_EN.search(question):
+        return []
+    names = list(entities) or extract_names(question)
+    # "..., A or B?" names the alternatives after the last comma; prefer them when present
+    tail = question.rsplit(",", 1)[-1]
+    if " or " in tail:
+        alts = [a.strip(" ?.!\"'") for a in re.split(r"\s+or\s+", tail) if a.strip(" ?.!\"'")]
+        if len(alts) >= 2 and all(len(a) <= 120 for a in alts):
+            return _unique(alts)
+    return _unique(names) if len(names) >= 2 else []
+
+
+def bridge_entities(question: str, chunk: Chunk, known: Iterable[str] = (), limit: int = 3) -> list[str]:
+    """Names a passage gives for the question's relations ("his mother Ermengarde of Tours"),
+    best first; names already known (the question's own entities, earlier hops) are skipped."""
+    rels = relations(question)
+    known_l = {k.casefold() for k in known} | {chunk.title.casefold()}
+    text = chunk.text
+    if any(r in _ZH_RELATIONS for r in rels):
+        return _zh_bridges(text, rels, known_l, limit)
+    if not rels and re.search(r"[\u3400-\u9fff]", question):
+        return []
+    # generic one-word cues ("by", "and") count half: "written by A ... recorded by B" -> B
+    # for a performer; the relation's own word and multi-word phrases count fully. The
+    # question's other content words are weak cues too ("worked with the mayor of what city"
+    # -> the name next to "mayor" in the passage).
+    weight = {c: (0.5 if c in _WEAK_CUES else 1.0)
+              for r in rels if r in _EN_RELATIONS for c in _EN_RELATIONS[r]}
+    for w in content_words(question, known):
+        weight.setdefault(w, 0.4)
+    lower = text.lower()
+    cue_spans = [(m.start(), m.end(), w) for c, w in weight.items()
+                 for m in re.finditer(rf"(?<![a-z]){re.escape(c)}(?![a-z])", lower)]
+    if not cue_spans:
+        # nothing in the passage echoes the question: its lead sentence's names are the best
+        # guess ("The Bubye River is a river in southern Zimbabwe" -> Zimbabwe)
+        lead = re.split(r"(?<=[.!?])\s+", text, maxsplit=1)[0]
+        names = [n for n in extract_names(lead) if n.casefold() not in known_l
+                 and not any(n.casefold() in k or k in n.casefold() for k in known_l if len(k) > 3)]
+        return names[:min(limit, 2)]
+    scored: dict[str, float] = {}
+    for m in _iter_names(text):
+        name, start, end = m
+        folded = name.casefold()
+        if folded in known_l or any(folded in k or k in folded for k in known_l if len(k) > 3):
+            continue
+        best = 0.0
+        for cs, ce, w in cue_spans:
+            if start >= ce:  # name after the cue: "directed by NAME", "mother was NAME"
+                gap = start - ce
+                if gap <= 80:
+                    best = max(best, w / (1.0 + gap / 25.0))
+            elif end <= cs:  # name before the cue: "NAME, his mother", "NAME's director"
+                gap = cs - end
+                if gap <= 25:
+                    best = max(best, 0.5 * w / (1.0 + gap / 10.0))
+        if best > 0:
+            # the lead sentences state a subject's defining relations; later ones mention others
+            sentence = text.count(". ", 0, start)
+            best /= 1.0 + 0.3 * sentence
+            scored[name] = max(scored.get(name, 0.0), best)
+    return [n for n, _ in sorted(scored.items(), key=lambda kv: -kv[1])][:limit]
+
+
+_EN_STOP = frozenset("""a an the of to in on at for by with from as into about than and or but if is are
+was were be been being do does did have has had it its this that these those there which who whom
+whose what when where why how not no so such can could shall should will would may might must also
+any all each other some both same first last most more less many much one two three name
+named called known located based""".split())
+
+
+def content_words(question: str, known: Iterable[str] = ()) -> list[str]:
+    """Lowercase content words of an English question that are not part of a known name."""
+    known_l = {k.casefold() for k in known}
+    words = []
+    for w in re.findall(r"[a-z][a-z\-]{3,}", question.lower()):
+        if w in _EN_STOP or any(w in k for k in known_l):
+            continue
+        words.append(w)
+    return _unique(words)
+
+
+def _iter_names(text: str) -> list[tuple[str, int, int]]:
+    out = []
+    for name in extract_names(text):
+        for m in re.finditer(re.escape(name), text):
+            out.append((name, m.start(), m.end()))
+    return out
+
+
+def _zh_bridges(text: str, rels: Sequence[str], known_l: set[str], limit: int) -> list[str]:
+    found: list[str] = []
+    for rel in rels:
+        for cue in _ZH_RELATIONS.get(rel, ()):
+            for m in re.finditer(re.escape(cue), text):
+                nm = _RE_ZH_NAME_AFTER.match(text[m.end():m.end() + 40])
+                if nm:
+                    name = nm.group(1).strip()
+                    if name.casefold() not in known_l and name not in found:
+                        found.append(name)
+    return found[:limit]
+
+
+def title_matches(entity: str, chunk: Chunk) -> bool:
+    """True when the chunk's document is *about* the entity: its title is the entity, maybe with
+    a parenthesized qualifier ("Lothair II" ~ "Lothair II (King)"); case-insensitive."""
+    t, e = _fold(chunk.title), _fold(entity)
+    if not t or not e:
+        return False
+    return (t == e or t.strip("《》") == e
+            or (t.startswith(e) and t[len(e):].lstrip()[:1] in ("(", ",")))
+
+
+def title_within(entity: str, chunk: Chunk) -> bool:
+    """Looser: the chunk's title (without qualifier) appears as whole words inside the entity
+    ("Queensland Senator Barnaby Joyce" ~ "Barnaby Joyce"). Used for bridge names only."""
+    t = _fold(re.sub(r"\s*\(.*\)$", "", chunk.title))
+    e = _fold(entity)
+    return len(t) >= 5 and re.search(rf"(?<!\w){re.escape(t)}(?!\w)", e) is not None
+
+
+def _fold(s: str) -> str:
+    """Case, apostrophe and accent folding: "Aschenbrödel" ~ "Aschenbrodel" (questions are
+    often typed without diacritics)."""
+    s = unicodedata.normalize("NFKD", s.casefold().replace("’", "'"))
+    s = "".join(ch for ch in s if not unicodedata.combining(ch))
+    return re.sub(r"\s+", " ", s).strip()
+
+
+@dataclass
+class Coverage:
+    """The sufficiency check's verdict for one round."""
+
+    covered: list[str]
+    missing: list[str]
+    sufficient: bool
+
+
+def coverage(entities: Sequence[str], chunks: Sequence[Chunk], needs_bridge: bool,
+             bridged: bool) -> Coverage:
+    """Are the question's entities found in the passages (title or text), and, when the question
+    asks to follow a relation, has a bridge entity's own passage been retrieved?"""
+    covered, missing = [], []
+    for e in entities:
+        fe = _fold(e)
+        if any(title_matches(e, c) or fe in _fold(c.text) for c in chunks):
+            covered.append(e)
+        else:
+            missing.append(e)
+    if needs_bridge and not bridged:
+        missing.append("relation bridge")
+    return Coverage(covered, missing, not missing)
+
+
+def _unique(items: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys(i for i in items if i))

@@ -1,0 +1,385 @@
+"""Numbers with units, normalized so that two sources can be compared.
+
+Policy text states its facts as quantities: a reimbursement rate (90%, 百分之九十, 九成), an amount
+(3000元, 1.5万元, $500), a time limit (3个工作日, 5日, 30 calendar days), a date (2024年3月1日,
+二〇二四年三月一日, 2024-03-01, March 1, 2024) or a count (2次, 5人). Conflict detection and the
+fact-check compare *normalized* values, so 百分之九十 equals 90% and 5日 equals 5天, while
+3个工作日 never equals 3日 — a working day is not a calendar day, and a policy that changes one into
+the other has changed.
+
+    >>> [(q.kind, q.value, q.unit) for q in extract_quantities("备案需提前3个工作日，报销比例为九成")]
+    [('duration', 3.0, 'workday'), ('percent', 90.0, '%')]
+
+Extraction is table-driven regular expressions (one table, tried in priority order; a span taken
+by an earlier pattern is never re-read by a later one), because rule text is highly regular and a
+regex is exact where a model would guess.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable
+from dataclasses import dataclass
+from functools import lru_cache
+
+from agentic_rag.numerals import CN_NUMERAL_CHARS, cn_to_int, normalize_digits
+from agentic_rag.types import Quantity
+
+__all__ = ["extract_quantities", "parse_number", "comparable", "same_value", "quantity_key"]
+
+# -- numbers --------------------------------------------------------------------------------
+
+_CN_CHARS = CN_NUMERAL_CHARS + "点"
+_ASCII_NUM = r"\d+(?:,\d{3})*(?:\.\d+)?"
+_CN_NUM = f"[{CN_NUMERAL_CHARS}][{_CN_CHARS}]*"
+#: a number written with digits, Chinese numerals, or a mix such as 1.5万
+_NUM = rf"(?:{_ASCII_NUM}(?:[万亿千])?|{_CN_NUM})"
+
+_EN_UNITS = {
+    "zero": 0, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+    "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "thirteen": 13, "fourteen": 14,
+    "fifteen": 15, "sixteen": 16, "seventeen": 17, "eighteen": 18, "nineteen": 19,
+}
+_EN_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
+            "eighty": 80, "ninety": 90}
+_EN_WORD = (r"(?:(?:" + "|".join(_EN_TENS) + r")(?:[- ](?:" + "|".join(list(_EN_UNITS)[1:10])
+            + r"))?|" + "|".join(_EN_UNITS) + r")")
+#: an English number: digits (1,500.5) or a word up to ninety-nine
+_EN_NUM = rf"(?:{_ASCII_NUM}|{_EN_WORD})"
+
+_MULTIPLIERS = {"万": 10_000, "亿": 100_000_000, "千": 1000, "百": 100,
+                "thousand": 1000, "k": 1000, "million": 1_000_000, "m": 1_000_000,
+                "billion": 1_000_000_000, "bn": 1_000_000_000}
+
+
+def _en_word_value(word: str) -> float | None:
+    word = word.lower().replace("-", " ").strip()
+    if word in _EN_UNITS:
+        return float(_EN_UNITS[word])
+    parts = word.split()
+    if parts and parts[0] in _EN_TENS:
+        rest = _EN_UNITS.get(parts[1], 0) if len(parts) > 1 else 0
+        return float(_EN_TENS[parts[0]] + rest)
+    return None
+
+
+def parse_number(text: str) -> float | None:
+    """Parse ``"1,500"``, ``"1.5万"``, ``"三千五百"``, ``"七点五"``, ``"二〇二四"``, ``"twenty-five"``.
+
+    Returns ``None`` for anything that is not a number, so callers can skip a false match.
+    """
+    s = normalize_digits(text.strip()).replace(",", "").replace("，", "")
+    if not s:
+        return None
+    word = _en_word_value(s)
+    if word is not None:
+        return word
+    multiplier = 1
+    if s[-1] in "万亿" and len(s) > 1 and re.fullmatch(r"\d+(?:\.\d+)?[万亿]", s):
+        multiplier, s = _MULTIPLIERS[s[-1]], s[:-1]
+    elif s[-1] == "千" and re.fullmatch(r"\d+(?:\.\d+)?千", s):
+        multiplier, s = 1000, s[:-1]
+    if re.fullmatch(r"\d+(?:\.\d+)?", s):
+        return float(s) * multiplier
+    if "点" in s:  # 七点五 -> 7.5: the part after 点 is read digit by digit
+        whole, _, frac = s.partition("点")
+        head = cn_to_int(whole) if whole else 0
+        digits = [cn_to_int(ch) for ch in frac]
+        if head is None or not frac or any(d is None or d > 9 for d in digits):
+            return None
+        return float(f"{head}.{''.join(str(d) for d in digits)}")
+    value = cn_to_int(s)
+    return None if value is None else float(value)
+
+
+# -- the extraction table ---------------------------------------------------------------------
+
+_MONTHS = {m: i for i, m in enumerate(
+    ["january", "february", "march", "april", "may", "june", "july", "august", "september",
+     "october", "november", "december"], start=1)}
+_MONTH_RE = (r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+             r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?")
+
+
+def _month_no(name: str) -> int:
+    name = name.lower().rstrip(".")
+    return next(no for full, no in _MONTHS.items() if full.startswith(name[:3]))
+
+
+def _year(text: str) -> int | None:
+    value = cn_to_int(text)
+    return value if value is not None and 1900 <= value <= 2100 else None
+
+
+def _iso(year: int | None, month: int | None, day: int | None) -> str | None:
+    if month is not None and not 1 <= month <= 12:
+        return None
+    if day is not None and not 1 <= day <= 31:
+        return None
+    if year is not None and month is not None and day is not None:
+        return f"{year:04d}-{month:02d}-{day:02d}"
+    if year is not None and month is not None:
+        return f"{year:04d}-{month:02d}"
+    if month is not None and day is not None:
+        return f"--{month:02d}-{day:02d}"
+    return None
+
+
+Builder = Callable[[re.Match[str]], Quantity | None]
+
+
+@dataclass(frozen=True)
+class _Rule:
+    name: str
+    pattern: re.Pattern[str]
+    build: Builder
+
+
+def _q(kind: str, value: float | str | None, unit: str, m: re.Match[str]) -> Quantity | None:
+    if value is None:
+        return None
+    return Quantity(kind=kind, value=value, unit=unit, raw=m.group(0).strip())  # type: ignore[arg-type]
+
+
+def _date_ymd(m: re.Match[str]) -> Quantity | None:
+    y, mo, d = _year(m["y"]), cn_to_int(m["m"]), cn_to_int(m["d"])
+    return _q("date", _iso(y, mo, d) if y else None, "date", m)
+
+
+def _date_iso(m: re.Match[str]) -> Quantity | None:
+    return _q("date", _iso(int(m["y"]), int(m["m"]), int(m["d"])), "date", m)
+
+
+def _date_en_mdy(m: re.Match[str]) -> Quantity | None:
+    return _q("date", _iso(int(m["y"]), _month_no(m["mon"]), int(m["d"])), "date", m)
+
+
+def _date_en_my(m: re.Match[str]) -> Quantity | None:
+    return _q("date", _iso(int(m["y"]), _month_no(m["mon"]), None), "month", m)
+
+
+def _date_ym(m: re.Match[str]) -> Quantity | None:
+    y = _year(m["y"])
+    return _q("date", _iso(y, cn_to_int(m["m"]), None) if y else None, "month", m)
+
+
+def _date_md(m: re.Match[str]) -> Quantity | None:
+    return _q("date", _iso(None, cn_to_int(m["m"]), cn_to_int(m["d"])), "monthday", m)
+
+
+def _date_year(m: re.Match[str]) -> Quantity | None:
+    y = _year(m["y"])
+    return _q("date", str(y) if y else None, "year", m)
+
+
+_CURRENCY = {"元": "CNY", "块": "CNY", "人民币": "CNY", "rmb": "CNY", "cny": "CNY", "yuan": "CNY",
+             "¥": "CNY", "￥": "CNY", "美元": "USD", "$": "USD", "＄": "USD", "us$": "USD",
+             "usd": "USD", "dollar": "USD", "dollars": "USD"}
+
+
+def _money(m: re.Match[str]) -> Quantity | None:
+    value = parse_number(m["n"])
+    if value is None:
+        return None
+    mult = (m.groupdict().get("mult") or "").lower().strip()
+    if mult:
+        value *= _MULTIPLIERS[mult]
+    cur = (m.groupdict().get("cur") or m.groupdict().get("pre") or "").lower().strip()
+    return _q("money", value, _CURRENCY.get(cur, "CNY"), m)
+
+
+def _percent(m: re.Match[str]) -> Quantity | None:
+    return _q("percent", parse_number(m["n"]), "%", m)
+
+
+def _points(m: re.Match[str]) -> Quantity | None:
+    # 降低10个百分点: a difference of rates, never the same thing as a rate of 10%
+    n = m["n"]
+    value = _en_word_value(n) if re.fullmatch(_EN_WORD, n, re.I) else parse_number(n)
+    return _q("percent", value, "pp", m)
+
+
+def _permille(m: re.Match[str]) -> Quantity | None:
+    value = parse_number(m["n"])
+    return _q("percent", None if value is None else value / 10, "%", m)
+
+
+def _tenths(m: re.Match[str]) -> Quantity | None:
+    # 九成 = 90%, 九成五 = 95%
+    whole, extra = cn_to_int(m["n"]), cn_to_int(m["x"]) if m["x"] else 0
+    if whole is None or extra is None or whole > 10 or extra > 9:
+        return None
+    return _q("percent", float(whole * 10 + extra), "%", m)
+
+
+_DURATION_UNITS = {
+    "个工作日": "workday", "工作日": "workday", "个自然日": "day", "自然日": "day", "日": "day",
+    "天": "day", "个月": "month", "年": "year", "周": "week", "个星期": "week", "星期": "week",
+    "个小时": "hour", "小时": "hour", "分钟": "minute",
+    "business day": "workday", "working day": "workday", "workday": "workday",
+    "calendar day": "day", "day": "day", "week": "week", "month": "month", "year": "year",
+    "hour": "hour", "minute": "minute",
+}
+
+
+def _duration(m: re.Match[str]) -> Quantity | None:
+    n = m["n"]
+    value = _en_word_value(n) if re.fullmatch(_EN_WORD, n, re.I) else parse_number(n)
+    if value is None:
+        return None
+    unit = m["u"].lower().rstrip("s") if m["u"].isascii() else m["u"]
+    unit = re.sub(r"\s+", " ", unit)
+    if unit == "年" and float(value).is_integer() and 1900 <= value <= 2100:
+        return None  # 2024年 is a year, handled by the date rules
+    return _q("duration", value, _DURATION_UNITS[unit], m)
+
+
+def _half(m: re.Match[str]) -> Quantity | None:
+    unit = {"半年": "month", "半个月": "month"}[m.group(0)]
+    return _q("duration", 6.0 if m.group(0) == "半年" else 0.5, unit, m)
+
+
+_COUNT_UNITS = {"人次": "人次", "次": "次", "人": "人", "名": "人", "项": "项", "件": "件",
+                "家": "家", "户": "户", "份": "份", "张": "张", "种": "种", "批": "批", "篇": "篇",
+                "times": "次", "time": "次", "visits": "次", "visit": "次", "persons": "人",
+                "person": "人", "people": "人", "employees": "人", "items": "项", "item": "项",
+                "copies": "份", "copy": "份"}
+_NUMBER_UNITS = {"℃": "℃", "°C": "℃", "摄氏度": "℃", "度": "℃", "周岁": "岁", "岁": "岁", "倍": "倍", "平方米": "m2", "㎡": "m2", "公里": "km",
+                 "千米": "km", "公斤": "kg", "千克": "kg", "吨": "t", "张床": "床", "床": "床",
+                 "years old": "岁", "times as": "倍", "km": "km", "kg": "kg", "sq m": "m2", "°c": "℃"}
+
+
+def _count(m: re.Match[str]) -> Quantity | None:
+    n = m["n"]
+    value = _en_word_value(n) if re.fullmatch(_EN_WORD, n, re.I) else parse_number(n)
+    return _q("count", value, _COUNT_UNITS[m["u"].lower()], m)
+
+
+def _number(m: re.Match[str]) -> Quantity | None:
+    n = m["n"]
+    value = _en_word_value(n) if re.fullmatch(_EN_WORD, n, re.I) else parse_number(n)
+    return _q("number", value, _NUMBER_UNITS[m["u"].lower()], m)
+
+
+def _alt(units: dict[str, str], ascii_only: bool | None = None) -> str:
+    keys = [k for k in units if ascii_only is None or k.isascii() == ascii_only]
+    return "|".join(re.escape(k) for k in sorted(keys, key=len, reverse=True))
+
+
+# Not a quantity when the number is an ordinal (第三条), part of a word (一次性, 统一), or a day of
+# the month (3月5日, 每月15日 — read by the date rules or skipped).
+_CN_GUARD = rf"(?<![第{CN_NUMERAL_CHARS}\d.])"
+_I = re.IGNORECASE
+_YEAR4 = rf"(?:\d{{4}}|[{CN_NUMERAL_CHARS}]{{4}})"
+_SMALL = rf"(?:\d{{1,2}}|[{CN_NUMERAL_CHARS}]{{1,3}})"
+
+_RULES: tuple[_Rule, ...] = (
+    _Rule("date-zh-ymd", re.compile(rf"(?P<y>{_YEAR4})\s*年\s*(?P<m>{_SMALL})\s*月\s*(?P<d>{_SMALL})\s*[日号]"),
+          _date_ymd),
+    _Rule("date-iso", re.compile(r"(?<![\d.])(?P<y>(?:19|20)\d{2})[-/.](?P<m>\d{1,2})[-/.](?P<d>\d{1,2})(?![\d])"),
+          _date_iso),
+    _Rule("date-en-mdy", re.compile(rf"\b(?P<mon>{_MONTH_RE})\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?,?\s+(?P<y>(?:19|20)\d{{2}})\b", _I),
+          _date_en_mdy),
+    _Rule("date-en-dmy", re.compile(rf"\b(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?P<mon>{_MONTH_RE})\s*,?\s+(?P<y>(?:19|20)\d{{2}})\b", _I),
+          _date_en_mdy),
+    _Rule("money-prefix", re.compile(
+        rf"(?P<pre>US\$|[$＄¥￥]|\b(?:RMB|CNY|USD)\s?)\s*(?P<n>{_ASCII_NUM})\s*(?P<mult>[万亿千]|\b(?:thousand|million|billion|bn|k|m)\b)?", _I),
+          _money),
+    _Rule("money-zh", re.compile(
+        rf"{_CN_GUARD}(?P<n>{_NUM})\s*(?P<mult>[万亿])?\s*(?P<cur>元|块|美元|人民币)"), _money),
+    _Rule("money-en", re.compile(
+        rf"\b(?P<n>{_ASCII_NUM})\s*(?P<mult>thousand|million|billion)?\s*(?P<cur>yuan|dollars?|RMB|CNY|USD)\b", _I),
+          _money),
+    _Rule("points-zh", re.compile(rf"{_CN_GUARD}(?P<n>{_NUM})\s*个?百分点"), _points),
+    _Rule("points-en", re.compile(rf"\b(?P<n>{_EN_NUM})\s+percentage points?\b", _I), _points),
+    _Rule("percent-sign", re.compile(rf"(?P<n>{_ASCII_NUM})\s*(?:[%％]|\s?(?:percent|per cent|pct)\b)", _I),
+          _percent),
+    _Rule("percent-en-word", re.compile(rf"\b(?P<n>{_EN_WORD})\s+(?:percent|per cent)\b", _I), _percent),
+    _Rule("percent-zh", re.compile(rf"百分之(?P<n>{_NUM})"), _percent),
+    _Rule("permille-zh", re.compile(rf"千分之(?P<n>{_NUM})"), _permille),
+    _Rule("percent-tenths", re.compile(
+        rf"(?<![{CN_NUMERAL_CHARS}A-Za-z0-9])(?P<n>[一二三四五六七八九十])成(?P<x>[一二三四五六七八九](?![{CN_NUMERAL_CHARS}]))?(?![为立本功员果熟效绩交型品年人不])"),
+          _tenths),
+    _Rule("date-zh-ym", re.compile(rf"(?P<y>{_YEAR4})\s*年\s*(?P<m>{_SMALL})\s*月(?!份?[内底初中末]?\s*\d)"), _date_ym),
+    _Rule("date-zh-md", re.compile(rf"(?<![\d{CN_NUMERAL_CHARS}个])(?P<m>{_SMALL})\s*月\s*(?P<d>{_SMALL})\s*[日号]"), _date_md),
+    _Rule("date-en-my", re.compile(rf"\b(?P<mon>{_MONTH_RE})\s+(?P<y>(?:19|20)\d{{2}})\b", _I), _date_en_my),
+    _Rule("date-zh-year", re.compile(rf"(?<![\d{CN_NUMERAL_CHARS}])(?P<y>{_YEAR4})\s*年(?!\s*(?:度?以[上下内]|[内间]))"),
+          _date_year),
+    _Rule("number-zh", re.compile(rf"{_CN_GUARD}(?P<n>{_NUM})\s*(?P<u>{_alt(_NUMBER_UNITS, False)})"), _number),
+    _Rule("duration-half", re.compile(r"半年|半个月"), _half),
+    _Rule("duration-zh", re.compile(
+        rf"{_CN_GUARD}(?<!月)(?P<n>{_NUM})\s*(?:多)?(?P<u>{_alt(_DURATION_UNITS, False)})"), _duration),
+    _Rule("duration-en", re.compile(
+        rf"\b(?P<n>{_EN_NUM})[\s-]+(?P<u>(?:business|working|calendar)\s+days?|workdays?|days?|weeks?|months?|years?|hours?|minutes?)\b", _I),
+          _duration),
+    _Rule("number-en", re.compile(rf"\b(?P<n>{_EN_NUM})\s*(?P<u>years old|km|kg|sq m|°C)(?![A-Za-z])", _I), _number),
+    _Rule("count-zh", re.compile(
+        rf"{_CN_GUARD}(?P<n>{_NUM})\s*(?P<u>{_alt(_COUNT_UNITS, False)})(?![性员口])"), _count),
+    _Rule("count-en", re.compile(rf"\b(?P<n>{_EN_NUM})\s+(?P<u>{_alt(_COUNT_UNITS, True)})\b", _I), _count),
+)
+
+
+def extract_quantities(text: str) -> list[Quantity]:
+    """All quantities in ``text``, in reading order, each normalized (see :func:`_extract`)."""
+    return [q.model_copy() for q in _extract(text)]
+
+
+@lru_cache(maxsize=8192)
+def _extract(text: str) -> tuple[Quantity, ...]:
+    """All quantities in ``text``, in reading order, each normalized.
+
+    Percent values are in percent (``90.0``), money in whole currency units (``15000.0`` for
+    1.5万元, unit ``CNY``/``USD``), durations in their own unit (``workday`` is kept apart from
+    ``day``), dates as ISO strings (``2024-03-01``; unit ``date``, ``month`` for 2024年3月,
+    ``monthday`` for 3月1日, ``year`` for 2024年), counts with a canonical unit (``次``, ``人``).
+    """
+    taken: list[tuple[int, int]] = []
+    found: list[tuple[int, Quantity]] = []
+    for rule in _RULES:
+        for m in rule.pattern.finditer(text):
+            start, end = m.span()
+            if start == end or any(start < e and s < end for s, e in taken):
+                continue
+            q = rule.build(m)
+            if q is None:
+                continue
+            taken.append((start, end))
+            found.append((start, q))
+    found.sort(key=lambda item: item[0])
+    return tuple(q for _, q in found)
+
+
+# -- comparing --------------------------------------------------------------------------------
+
+#: durations expressed in a common unit where the conversion is exact; a working day is not
+#: converted to calendar days (that is the point of keeping it apart)
+_DURATION_BASE = {"day": ("day", 1.0), "week": ("day", 7.0), "workday": ("workday", 1.0),
+                  "month": ("month", 1.0), "year": ("month", 12.0),
+                  "hour": ("minute", 60.0), "minute": ("minute", 1.0)}
+
+
+def quantity_key(q: Quantity) -> tuple[str, str, float | str]:
+    """A hashable normalized form: equal keys mean the same stated value."""
+    if q.kind == "duration" and q.unit in _DURATION_BASE:
+        base, factor = _DURATION_BASE[q.unit]
+        return (q.kind, base, round(float(q.value) * factor, 6))
+    value = round(float(q.value), 6) if isinstance(q.value, (int, float)) else q.value
+    return (q.kind, q.unit, value)
+
+
+def comparable(a: Quantity, b: Quantity) -> bool:
+    """Whether two quantities state the same kind of thing, so a difference is a disagreement.
+
+    Any two durations are comparable (3个工作日 vs 5日 disagree: 工作日 ≠ 日); money only in the
+    same currency; dates only at the same precision; counts and measures only in the same unit.
+    """
+    if a.kind != b.kind:
+        return False
+    if a.kind == "duration":
+        return True
+    return a.unit == b.unit
+
+
+def same_value(a: Quantity, b: Quantity) -> bool:
+    """Whether two quantities say the same thing: 5日 == 5天 == 5 days, 3个工作日 != 3日."""
+    return quantity_key(a) == quantity_key(b)

@@ -1,0 +1,1039 @@
+"""The Reasoner: evidence in, a cited answer out — the judge, never the author of facts.
+
+``Reasoner(settings).reason(question, route, evidence) -> Answer`` runs without any model:
+
+1. **Coverage.** The question's content words (question words and generic rule words aside;
+   the Router's formal rewrite stands in for colloquial words) are looked up in the evidence —
+   as written, as sub-words, as an abbreviation (医保 ~ 医疗保险) or through the synonym groups.
+   Words are weighted by how rare they are in the evidence; when the *things* a question asks
+   about (nouns, not verbs: 提交 and 提出 are the same act, 公积金 and 医保 are not) that no chunk
+   mentions make up a quarter of a question sentence's weight, that sentence is out of scope.
+   All sentences out of scope -> *abstained*, the missing element named in ``gaps``; some ->
+   answered with the rest named.
+2. **Claims.** Each evidence chunk is split into sentences (table rows for tables; a list item
+   carries the sentence that introduces the list; title, number and date lines are skipped). A
+   sentence scores the weighted share of the question's words it mentions (its chunk's title and
+   other sentences count 0.6), plus small bonuses for stating the kind of value asked for (多少天
+   -> a duration), the very value the question names, the kind of answer a question word wants
+   (由谁 -> "由……审批"), and the question's own wording; a source of another version than the
+   one asked for counts less.
+3. **Selection.** One best sentence per sub-question (question sentences, and the items of
+   "……、……和……分别是多少"), then sentences that add question words the answer lacks (a sibling
+   sentence of a clause already quoted first), then the clauses and tables the chosen sentences
+   defer to ("具体比例详见第十二条", "as shown in the table below") when the evidence holds them.
+4. **Conflicts.** Quantities of relevant sentences are compared across documents by matter
+   (:mod:`~agentic_rag.agents.conflicts`); the arbitration winner replaces a losing sentence and
+   the disagreement is stated with the winner, the loser and the rule that decided.
+5. **Fact-check.** Every sentence's numbers and key terms must be in what it cites
+   (:func:`Reasoner.verify`, usable on any answer); a sentence that is not is marked
+   ``supported=False`` and the answer goes to ``needs_review``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import math
+import re
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from agentic_rag.agents.compose import (
+    RULE_WORDS,
+    STATE_WORDS,
+    STOP_EN,
+    STOP_ZH,
+    Term,
+    TextCover,
+    check_sentence,
+    content_terms,
+    is_nounish,
+    label_length,
+    render,
+    segment,
+    split_sentences,
+    strip_label,
+)
+from agentic_rag.agents.conflicts import Arbiter, Decision, Fact, facts_of, find_conflicts
+from agentic_rag.agents.overrides import OverrideRule, load_overrides
+from agentic_rag.agents.quantities import extract_quantities, same_value
+from agentic_rag.config import ReasonerSettings
+from agentic_rag.numerals import cn_to_int
+from agentic_rag.types import (
+    Answer,
+    AnswerSentence,
+    Chunk,
+    Citation,
+    Claim,
+    Conflict,
+    Evidence,
+    Quantity,
+    RouteDecision,
+    TraceEvent,
+)
+
+__all__ = ["Reasoner"]
+
+#: sentences per answer (one per clause of a three-clause question, plus a deferred clause)
+MAX_SENTENCES = 4
+#: evidence chunks read per question (the retriever ranks; the tail adds noise, not facts)
+MAX_EVIDENCE = 20
+#: the best sentence must mention at least this share of the question's words
+MIN_SCORE = 0.34
+#: a question part is out of scope when this share of its words is nowhere in the evidence
+MAX_MISSING_SHARE = 0.25
+#: sentences longer than this are cut to their relevant segments (characters)
+LONG_SENTENCE = {"zh": 60, "en": 110}
+#: two sentences of different documents this alike (character-bigram Jaccard) are versions of
+#: one rule: the other document's wording is weighed for conflicts whatever it scores
+_VERSION_ALIKE = 0.45
+#: a sentence for a special case the question does not mention counts this much
+_CONDITION_FACTOR = 0.8
+
+_ASKS_QUANTITY = re.compile(
+    r"多少|几|多长|多久|多高|多大|比例|标准|限额|额度|时限|期限|什么时候|何时|哪天|起付|金额|费用|天数|"
+    r"how (?:much|many|long|often|soon)|what (?:percentage|rate|amount|share)|\bwhen\b|\blimit\b|"
+    r"\brate\b|\bdeadline\b|\bhow\b", re.I)
+_QUESTION_PARTS = re.compile(r"[？?；;。！!\n]+")
+#: what kind of value a question asks for, from its question words
+_ASKED_KIND: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("duration", re.compile(r"多少天|几天|多少个?工作日|几个工作日|多长时间|多久|多少年|几年|几个月|多少个月|期限|时限|有效期|"
+                            r"how long|how many (?:days|weeks|months|years|hours)|how (?:soon|fast|quickly)|within how", re.I)),
+    ("money", re.compile(r"多少钱|多少元|几元|金额|限额|额度|费用是多少|补贴|津贴|how much|\bcost\b|allowance|amount", re.I)),
+    ("percent", re.compile(r"比例|百分之几|几成|百分比|percentage|\brate\b|\bshare\b", re.I)),
+    ("date", re.compile(r"哪天|哪一天|什么时候|何时|几月几日|日期|\bwhen\b|\bdate\b", re.I)),
+    ("count", re.compile(r"多少次|几次|多少人|几人|多少项|几项|how many (?:times|people|persons|items)", re.I)),
+)
+#: what kind of answer a question word asks for, and how a sentence that gives one reads
+_ANSWER_TYPES: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
+    (re.compile(r"由谁|是谁|谁来|谁负责|哪个部门|哪个机构|\bwho\b|\bwhom\b|which (?:department|team|person)", re.I),
+     re.compile(r"由[^，。；]{1,20}(?:审批|批准|负责|办理|审核|决定|确定)|负责人|\b(?:approv\w* (?:by|of)|manager|director|"
+                r"president|officer|department|team)\b", re.I)),
+    (re.compile(r"哪里|在哪|哪儿|什么地方|何处|哪个网站|哪个平台|什么渠道|哪些渠道|什么途径|\bwhere\b|which (?:website|system|"
+                r"platform|portal|channel)", re.I),
+     re.compile(r"系统|平台|窗口|网站|APP|小程序|柜台|服务大厅|\b(?:system|portal|website|platform|office|online|app)\b", re.I)),
+    (re.compile(r"怎么办|如何处理|可以怎么|怎样处理|what happens|what (?:can|should) (?:i|we|an employee)", re.I),
+     re.compile(r"可以向|投诉|举报|申请仲裁|提起诉讼|补办|\b(?:may|can|must|will be|requires?|approval)\b", re.I)),
+)
+_ENUMERATION = re.compile(r"哪些|哪几|有哪|\bwhich\b(?! one)|\bwhat are\b|\blist\b", re.I)
+#: words that end a gap phrase: degree words and filler around the missing subject
+_GAP_STOP = frozenset("最高 最低 最多 最少 一般 目前 现在 最新 现行 具体 规定 标准 要求".split())
+_REF = re.compile(
+    r"(?P<cue>详见|参见|参照|见|依照|按照|依据|根据|按|适用|执行)?\s*(?:本(?:办法|规定|制度|通知|条例|细则))?"
+    r"(?:《(?P<title>[^》]{2,80})》)?第(?P<no>[一二三四五六七八九十百零〇\d]+)条(?:之(?P<sub>[一二三四五六七八九十]+))?"
+    r"|(?P<encue>see|under|in accordance with|as set out in|pursuant to|refer to)?\s*"
+    r"(?:Section|Article|Clause)\s+(?P<enno>\d+(?:\.\d+)*)", re.I)
+
+
+@dataclass
+class _Sentence:
+    """A candidate claim: one sentence (or table row) of one evidence chunk."""
+
+    ev: Evidence
+    idx: int  # position of the evidence in the ranked list
+    text: str  # what the answer shows (clause label stripped, trimmed)
+    quote: str  # the sentence as written in the chunk
+    offset: int  # start of the quote in chunk.text, -1 when it is not verbatim (table rows)
+    cover: TextCover
+    hits: set[str] = field(default_factory=set)
+    ctx_hits: set[str] = field(default_factory=set)
+    score: float = 0.0
+    extra_text: str = ""  # table cells, when the row is not verbatim in chunk.text
+    factor: float = 1.0  # version preference of its source
+    bigram: float = 0.0  # share of the question's character bigrams it contains
+    head_hits: set[str] = field(default_factory=set)  # words its document title / headings give
+    kinds: set[str] = field(default_factory=set)  # kinds of the quantities it states
+    answer_type: set[int] = field(default_factory=set)  # answer types (_ANSWER_TYPES) it gives
+    has_quantity: bool = False
+    matches_asked: bool = False
+
+    @property
+    def chunk(self) -> Chunk:
+        return self.ev.chunk
+
+
+@dataclass
+class _Part:
+    """One sub-question ("…多少？由谁审批？" has two)."""
+
+    terms: list[Term]
+    asks_quantity: bool
+    focus: frozenset[str] = frozenset()  # keys of the listed item this part asks about
+    needs_value: bool = False  # only a sentence that states a quantity can answer it
+
+
+@dataclass
+class _Plan:
+    """The question's words, their weights, and what the evidence covers."""
+
+    terms: list[Term]
+    weights: dict[str, float]
+    parts: list[_Part]  # sub-questions to select a sentence for
+    pieces: list[_Part]  # the question's sentences, each judged for coverage on its own
+    missing: list[Term]
+    asks_quantity: bool
+    asked: list[Quantity]  # values named in the question ("报销比例是80%的药品")
+    enumeration: bool  # "哪些" / "which": every equally good row or item is wanted
+    bigrams: frozenset[str] = frozenset()
+    asked_kinds: frozenset[str] = frozenset()  # the kinds of value the question asks for
+    answer_types: frozenset[int] = frozenset()  # who / where / what-to-do questions
+    asks_conflict: bool = False  # "……和国家规定不一致，以哪个为准？": the answer is an arbitration
+
+
+def _is_soft(key: str, plan: _Plan) -> bool:
+    return next((t.soft for t in plan.terms if t.key == key), True)
+
+
+class Reasoner:
+    """Deterministic evidence-chain reasoning; see the module docstring for the steps."""
+
+    def __init__(self, settings: ReasonerSettings | None = None, *, today: dt.date | None = None,
+                 overrides: Sequence[OverrideRule] | None = None) -> None:
+        self.settings = settings or ReasonerSettings()
+        if overrides is None:
+            overrides = load_overrides(self.settings.overrides_file) if self.settings.overrides_file else []
+        self.overrides = list(overrides)
+        self.arbiter = Arbiter(self.settings.authority_weights, self.overrides, today)
+
+    # -- public ----------------------------------------------------------------------------
+    def reason(self, question: str, route: RouteDecision, evidence: list[Evidence]) -> Answer:
+        """Answer ``question`` from ``evidence`` only; every sentence cites its chunks."""
+        t0 = time.perf_counter()
+        lang = _language(question, route)
+        usable = [e for e in evidence if e.score >= self.settings.min_evidence_score][:MAX_EVIDENCE]
+        plan = self._plan(question, route, usable)
+        trace: list[TraceEvent] = []
+
+        if not usable:
+            return self._abstain(question, route, lang, [self._gap_phrase(question, plan.terms, lang)],
+                                 t0, trace, "no evidence")
+        out_parts = [p for p in plan.pieces if self._part_missing(p, plan)]
+        if plan.pieces and len(out_parts) == len(plan.pieces):
+            gaps = [self._gap_phrase(question, [t for t in plan.missing if t in p.terms] or p.terms, lang)
+                    for p in out_parts]
+            return self._abstain(question, route, lang, _dedupe(gaps), t0, trace,
+                                 "question words not in evidence: "
+                                 + ", ".join(t.text for t in plan.missing))
+
+        candidates = self._candidates(usable, plan, route, lang)
+        if not candidates or candidates[0].score < MIN_SCORE:
+            gap = self._gap_phrase(question, plan.missing or plan.terms, lang)
+            return self._abstain(question, route, lang, [gap], t0, trace,
+                                 f"best sentence covers {candidates[0].score if candidates else 0:.2f} "
+                                 "of the question")
+
+        if plan.asks_conflict:
+            candidates = self._prefer_disputed(candidates)
+        chosen = self._select(candidates, plan)
+        conflicts, decisions, chosen = self._conflicts(candidates, chosen, plan, route)
+        chosen = self._with_references(chosen, candidates, usable, plan, route, lang)
+
+        answer = self._compose(question, route, lang, chosen, conflicts, decisions)
+        gaps = [self._gap_phrase(question, [t for t in plan.missing if t in p.terms] or p.terms, lang)
+                for p in out_parts]
+        if gaps:
+            note = render(lang, "partial", missing="、".join(gaps) if lang == "zh" else "; ".join(gaps))
+            answer = answer.model_copy(update={"gaps": _dedupe(gaps),
+                                               "text": _join(lang, [answer.text, note])})
+        answer = self.verify(answer, usable)
+        trace.append(TraceEvent(
+            kind="reason", duration_ms=(time.perf_counter() - t0) * 1000,
+            evidence_ids=[c.chunk_id for c in answer.citations],
+            detail=f"{len(candidates)} candidate sentences, {len(answer.sentences)} used, "
+                   f"{len(conflicts)} conflicts, status {answer.status}",
+        ))
+        return answer.model_copy(update={"trace": [*answer.trace, *trace]})
+
+    def claims(self, question: str, route: RouteDecision, evidence: list[Evidence]) -> list[Claim]:
+        """The relevant claims of each evidence chunk (best first), with matter and quantities."""
+        plan = self._plan(question, route, evidence)
+        out: list[Claim] = []
+        for s in self._candidates(evidence[:MAX_EVIDENCE], plan, route, _language(question, route)):
+            if s.score <= 0:
+                continue
+            facts = facts_of(s.quote, s.chunk, s.idx)
+            matter = " ".join(facts[0].matter) if facts else " ".join(
+                t.text for t in content_terms(s.text)[:4])
+            out.append(Claim(chunk_id=s.chunk.chunk_id, text=s.text, matter=matter,
+                             quantities=extract_quantities(s.text)))
+        return out
+
+    def verify(self, answer: Answer, evidence: Sequence[Evidence]) -> Answer:
+        """Fact-check every sentence against the text of the chunks it cites.
+
+        A sentence whose numbers or key terms are not in its cited text (or that cites nothing)
+        is marked ``supported=False`` and the answer's status becomes ``needs_review``. Usable on
+        any answer, such as one an LLM wrote from the same evidence."""
+        chunks = {e.chunk.chunk_id: e.chunk for e in evidence}
+        extra_meta = [c.rule for c in answer.conflicts]  # an override's reason is the user's own text
+        checked: list[AnswerSentence] = []
+        problems: list[str] = []
+        for s in answer.sentences:
+            cited = [chunks[c] for c in s.citations if c in chunks]
+            if not cited:
+                checked.append(s.model_copy(update={"supported": False}))
+                problems.append(f"{s.text[:30]}: no citation")
+                continue
+            texts = [c.text + "\n" + _table_text(c) for c in cited]
+            meta = [m for c in cited for m in _meta_of(c)] + extra_meta
+            missing = check_sentence(s.text, texts, meta)
+            checked.append(s.model_copy(update={"supported": not missing}))
+            if missing:
+                problems.append(f"{s.text[:30]}: {', '.join(missing[:5])}")
+        status = answer.status
+        if problems and status == "answered":
+            status = "needs_review"
+        trace = [*answer.trace, TraceEvent(
+            kind="verify", evidence_ids=list(chunks),
+            detail="all sentences supported" if not problems else "unsupported: " + "; ".join(problems),
+        )]
+        return answer.model_copy(update={"sentences": checked, "status": status, "trace": trace})
+
+    # -- planning --------------------------------------------------------------------------
+    def _plan(self, question: str, route: RouteDecision, evidence: Sequence[Evidence]) -> _Plan:
+        q_terms = content_terms(question)
+        asks_conflict = bool(_ASKS_CONFLICT.search(question))
+        if asks_conflict:
+            # "不一致", "为准", "prevail" say that sources disagree, not what about
+            q_terms = [Term(t.text, t.key, True, t.cjk) if _CONFLICT_WORDS.search(t.text) else t
+                       for t in q_terms]
+        query = route.query.strip() if route.query else ""
+        query_cover = TextCover(query) if query and query != question.strip() else None
+        terms: list[Term] = []
+        base: dict[str, float] = {}
+        named = {x.lower() for x in (*route.slots.places, *route.slots.entities)}
+        background = _preamble_keys(question)
+        for t in q_terms:
+            # scene-setting words before an English question's asking clause rank, but do not
+            # decide coverage ("I just got back from Berlin - how fast ...")
+            soft = t.soft or t.key in background
+            # the Router rewrote a colloquial word into formal terms: the rewrite is what counts
+            if query_cover is not None and not query_cover.covers(t):
+                soft = True
+            t = Term(t.text, t.key, soft, t.cjk)
+            terms.append(t)
+            if soft:
+                base[t.key] = 0.35
+            elif t.text.lower() in named or (t.cjk and len(t.text) >= 2 and any(t.text in n for n in named)):
+                base[t.key] = 2.0  # a named place or entity, or its core (江南 of 江南省)
+            else:
+                base[t.key] = 1.0
+        if query_cover is not None:
+            # the Router's formal rewrite of colloquial words ("能报多少" -> 报销比例) ranks like
+            # the question's own words, but a question is not out of scope for lacking it
+            for t in content_terms(query):
+                if t.key not in base:
+                    terms.append(Term(t.text, t.key, True, t.cjk))
+                    base[t.key] = 0.35 if t.soft else 1.0
+        # two single characters in a row are an unknown word (起付 of 起付标准) when the evidence
+        # writes them together; otherwise they are colloquial filler (先办) and stay dropped
+        everything = TextCover("\n".join(
+            f"{e.chunk.title}\n{e.chunk.text}\n{_table_text(e.chunk)}" for e in evidence))
+        for pair in _unknown_pairs(question):
+            if pair not in base and pair in everything.text:
+                terms.append(Term(pair, pair, False, True))
+                base[pair] = 1.0
+        # rarer in the evidence -> more telling (a word no chunk mentions weighs the most)
+        covers = [TextCover(f"{e.chunk.title}\n{e.chunk.text}\n{_table_text(e.chunk)}") for e in evidence]
+        n = len(covers)
+        weights: dict[str, float] = {}
+        missing: list[Term] = []
+        for t in terms:
+            df = sum(1 for c in covers if c.covers(t))
+            weights[t.key] = base[t.key] * (1.0 + math.log((n + 1) / (df + 1)))
+            if df == 0 and not t.soft:
+                if _thing_word(t):
+                    missing.append(t)
+                else:
+                    # only a missing *thing* makes a question out of scope: actions and manners
+                    # are often worded differently (提交 / 提出, 一致 / 不同), and weigh less
+                    weights[t.key] *= 0.5
+        parts: list[_Part] = []
+        pieces: list[_Part] = []
+        for piece in _QUESTION_PARTS.split(question):
+            keys = {t.key for t in content_terms(piece)}
+            part = [t for t in terms if t.key in keys or (t.cjk and t.text in piece)]
+            if not part:
+                if parts and _asks_quantity(piece):
+                    # "……要给补贴吗？给多少？": a follow-up that names no subject asks for the
+                    # amount of the previous part's subject, and wants its own sentence: one
+                    # that states a value
+                    parts.append(_Part(parts[-1].terms, True, needs_value=True))
+                continue
+            pieces.append(_Part(part, bool(_asks_quantity(piece))))
+            items = _listed_items(piece)
+            if len(items) < 2:
+                parts.append(_Part(part, bool(_asks_quantity(piece))))
+                continue
+            # "起付标准、支付比例和最高支付限额分别是多少": one sub-question per listed item,
+            # each with the words the items share ("在职职工在三级医院住院")
+            item_terms = [[t for t in part if t.text in item or t.key in {x.key for x in content_terms(item)}]
+                          for item in items]
+            shared = [t for t in part if not any(t in it for it in item_terms)]
+            for it in item_terms:
+                parts.append(_Part(shared + it, True, frozenset(t.key for t in it)))
+        if not parts and terms:
+            parts = [_Part(terms, bool(_asks_quantity(question)))]
+        pieces = pieces or parts
+        asked = [q for q in extract_quantities(question) if not (q.kind == "date" and q.unit == "year")]
+        return _Plan(terms, weights, parts[:MAX_SENTENCES], pieces[:MAX_SENTENCES], missing,
+                     bool(_asks_quantity(question)), asked,
+                     bool(_ENUMERATION.search(question)), _bigrams(question),
+                     frozenset(k for k, p in _ASKED_KIND if p.search(question)),
+                     frozenset(i for i, (asks, _) in enumerate(_ANSWER_TYPES) if asks.search(question)),
+                     asks_conflict)
+
+    def _part_missing(self, part: "_Part", plan: _Plan) -> bool:
+        hard = [t for t in part.terms if not t.soft]
+        if not hard:
+            return False
+        total = sum(plan.weights[t.key] for t in hard)
+        gone = sum(plan.weights[t.key] for t in hard if t in plan.missing)
+        return gone / total >= MAX_MISSING_SHARE
+
+    # -- candidates ------------------------------------------------------------------------
+    def _candidates(self, evidence: Sequence[Evidence], plan: _Plan, route: RouteDecision,
+                    lang: str) -> list[_Sentence]:
+        out: list[_Sentence] = []
+        asked = TextCover(f"{route.question}\n{route.query}")
+        for idx, ev in enumerate(evidence):
+            chunk = ev.chunk
+            head = TextCover(" ".join([chunk.title, " ".join(chunk.path), chunk.clause or ""]))
+            context = TextCover(" ".join([chunk.title, " ".join(chunk.path), chunk.clause or "",
+                                          chunk.text, _table_text(chunk)]))
+            factor = _version_factor(chunk, route)
+            for sent in _sentences_of(chunk, lang):
+                sent.ev, sent.idx, sent.factor = ev, idx, factor
+                if _unasked_condition(sent.text, asked):
+                    sent.factor *= _CONDITION_FACTOR
+                sent.hits = {t.key for t in plan.terms if sent.cover.covers(t)}
+                sent.ctx_hits = {t.key for t in plan.terms if t.key not in sent.hits and context.covers(t)}
+                sent.head_hits = {k for k in sent.ctx_hits if head.covers(next(t for t in plan.terms if t.key == k))}
+                quantities = extract_quantities(sent.quote)
+                sent.has_quantity = bool(quantities)
+                sent.kinds = {q.kind for q in quantities}
+                sent.matches_asked = any(same_value(a, q) for a in plan.asked for q in quantities)
+                sent.bigram = _bigram_share(plan.bigrams, sent.text)
+                sent.answer_type = {i for i, (_, says) in enumerate(_ANSWER_TYPES)
+                                    if i in plan.answer_types and says.search(sent.text)}
+                sent.score = self._score(sent, plan.terms, plan, plan.asks_quantity)
+                out.append(sent)
+        out.sort(key=lambda s: (-s.score, s.idx, s.offset))
+        return out
+
+    @staticmethod
+    def _score(s: _Sentence, terms: Sequence[Term], plan: _Plan, asks_quantity: bool,
+               focus: frozenset[str] = frozenset()) -> float:
+        """Share of the (weighted) words mentioned by the sentence, its chunk context counting
+        0.6 (the words of a listed item a part asks about count double); a quantity when one
+        is asked, the asked value itself, and the retriever's rank add a little; a source of
+        the wrong version counts less."""
+        w = {t.key: plan.weights[t.key] * (2.0 if t.key in focus else 1.0) for t in terms}
+        total = sum(w.values()) or 1.0
+        score = (sum(v for k, v in w.items() if k in s.hits)
+                 + 0.6 * sum(v for k, v in w.items() if k in s.ctx_hits)) / total
+        if asks_quantity and s.has_quantity:
+            score += 0.1
+            if plan.asked_kinds & s.kinds:
+                score += 0.15  # the kind of value asked for: 多少天 -> a duration
+        if s.matches_asked:
+            score += 0.3
+        if s.answer_type & plan.answer_types:
+            score += 0.15  # "由谁审批" and the sentence says "由部门负责人审批"
+        score += 0.1 * s.bigram  # the question's own wording, function words included, breaks ties
+        score += 0.04 / (1 + s.idx)
+        return score * s.factor
+
+    def _select(self, candidates: list[_Sentence], plan: _Plan) -> list[_Sentence]:
+        """One best sentence per question part, then sentences for words still uncovered, then
+        (for "which ones" questions) the best sentence's equally good siblings."""
+        chosen: list[_Sentence] = []
+        for part in plan.parts if len(plan.parts) > 1 else []:
+            def part_score(s: _Sentence, part: _Part = part) -> float:
+                return self._score(s, part.terms, plan, part.asks_quantity, part.focus)
+
+            pool = [s for s in candidates if s.has_quantity] if part.needs_value else candidates
+            if not pool:
+                continue
+            ranked = sorted(pool, key=lambda s: (-part_score(s), -s.score, s.idx, s.offset))
+            top = part_score(ranked[0])
+            if top < MIN_SCORE:
+                continue
+            # a sentence already quoted may answer this part too; a nearly as good new one is
+            # preferred, so that each part gets its own sentence
+            pick = next((s for s in ranked[:8] if s not in chosen and part_score(s) >= 0.9 * top), None)
+            if pick is not None:
+                chosen.append(pick)
+        if not chosen:
+            chosen = [candidates[0]]
+        # what the answer says so far: its sentences and their headings (not the rest of a clause,
+        # which is exactly what a sibling sentence would add)
+        covered = set().union(*(s.hits | s.head_hits for s in chosen))
+        floor = max(MIN_SCORE * 0.8, candidates[0].score * 0.45)
+        for _ in range(MAX_SENTENCES - len(chosen)):
+            best_pick: tuple[float, _Sentence] | None = None
+            for s in candidates:
+                if s in chosen or s.score < floor:
+                    continue
+                new_hard = [k for k in s.hits - covered if not _is_soft(k, plan)]
+                if not new_hard:
+                    continue
+                gain = sum(plan.weights[k] for k in (s.hits | s.head_hits) - covered)
+                # a sentence of a clause already quoted continues it: prefer it
+                gain += 0.5 if any(c.chunk.chunk_id == s.chunk.chunk_id for c in chosen) else 0.0
+                if best_pick is None or gain + s.score > best_pick[0]:
+                    best_pick = (gain + s.score, s)
+            if best_pick is None:
+                break
+            chosen.append(best_pick[1])
+            covered |= best_pick[1].hits | best_pick[1].head_hits
+        if plan.enumeration:
+            lead = chosen[0]
+            siblings = [s for s in candidates if s.chunk.chunk_id == lead.chunk.chunk_id
+                        and s not in chosen and s.score >= lead.score * 0.9]
+            chosen[1:1] = siblings[:MAX_SENTENCES]
+        return chosen
+
+    # -- conflicts -------------------------------------------------------------------------
+    @staticmethod
+    def _prefer_disputed(candidates: list[_Sentence]) -> list[_Sentence]:
+        """For a question about which source prevails, the sentences whose values another
+        document contradicts are the answer: they rank first (a bonus, then re-sorted)."""
+        top = candidates[0].score if candidates else 0.0
+        pool = [s for s in candidates if s.has_quantity and s.score >= _DISPUTED_FLOOR * top][:40]
+        facts: list[Fact] = []
+        owner: dict[int, _Sentence] = {}
+        for s in pool:
+            for f in facts_of(s.quote, s.chunk, s.idx):
+                owner[id(f)] = s
+                facts.append(f)
+        disputed = {id(owner[id(f)]) for group in find_conflicts(facts) for f in group}
+        if not disputed:
+            return candidates
+        for s in candidates:
+            if id(s) in disputed:
+                s.score += _DISPUTED_BONUS
+        return sorted(candidates, key=lambda s: (-s.score, s.idx, s.offset))
+
+    def _conflicts(self, candidates: list[_Sentence], chosen: list[_Sentence], plan: _Plan,
+                   route: RouteDecision) -> tuple[list[Conflict], list[Decision], list[_Sentence]]:
+        floor = max(MIN_SCORE * 0.8, chosen[0].score * 0.6)
+        relevant = [s for s in candidates if s.score >= floor or s in chosen][:40]
+        # another document's version of a chosen sentence (the older rule, the provincial copy)
+        # is relevant however it scores: it may lack the question's words only because the
+        # newer text added them ("拨付至社会保障卡" where the old one said "银行账户")
+        chosen_grams = [(s.chunk.doc_id, _char_bigrams(s.quote)) for s in chosen]
+        for s in candidates:
+            if s in relevant or len(relevant) >= 40:
+                continue
+            grams = _char_bigrams(s.quote)
+            if any(doc != s.chunk.doc_id and _jaccard(grams, g) >= _VERSION_ALIKE for doc, g in chosen_grams):
+                relevant.append(s)
+        facts: list[Fact] = []
+        owner: dict[int, _Sentence] = {}
+        for s in relevant:
+            for f in facts_of(s.quote, s.chunk, s.idx):
+                owner[id(f)] = s
+                facts.append(f)
+        groups = find_conflicts(facts)
+        if not groups:
+            return [], [], chosen
+        keyset = {t.key for t in plan.terms}
+
+        def relevance(group: list[Fact]) -> tuple[int, float]:
+            touches_chosen = any(owner[id(f)] in chosen for f in group)
+            overlap = max(len(keyset & set(f.matter)) for f in group)
+            return (touches_chosen, overlap + max(owner[id(f)].score for f in group))
+
+        groups.sort(key=relevance, reverse=True)
+        conflicts: list[Conflict] = []
+        decisions: list[Decision] = []
+        seen_pairs: set[frozenset[str]] = set()
+        result = list(chosen)
+        lead = chosen[0].score
+        for group in groups:
+            pair = frozenset(f.chunk.chunk_id for f in group)
+            touches = any(owner[id(f)] in chosen for f in group)
+            if not touches and max(owner[id(f)].score for f in group) < 0.85 * lead:
+                continue  # a disagreement about something next to the question, not in it
+            if pair in seen_pairs or len(conflicts) >= 2:
+                continue
+            seen_pairs.add(pair)
+            conflict, decision = self.arbiter.conflict(group, route)
+            conflicts.append(conflict)
+            decisions.append(decision)
+            winner_sentence = owner[id(decision.winner)]
+            for f in group:
+                s = owner[id(f)]
+                if f is decision.winner or s not in result:
+                    continue
+                pos = result.index(s)
+                if winner_sentence in result:
+                    result.pop(pos)
+                else:
+                    result[pos] = winner_sentence
+        return conflicts, decisions, result
+
+    # -- cross references ------------------------------------------------------------------
+    def _with_references(self, chosen: list[_Sentence], candidates: list[_Sentence],
+                         evidence: Sequence[Evidence], plan: _Plan, route: RouteDecision,
+                         lang: str) -> list[_Sentence]:
+        result = list(chosen)
+        added = 0
+        for s in chosen:
+            targets = _referenced_chunks(s.quote, s.chunk, evidence) + _referenced_tables(s.quote, s.chunk, evidence)
+            if not targets:
+                # a deferral elsewhere in the same clause ("……未列明的，依照本办法第五条规定的比例")
+                targets = _referenced_chunks(s.chunk.text, s.chunk, evidence, strong_only=True)
+            for target in targets:
+                if any(r.chunk.chunk_id == target.chunk_id for r in result):
+                    continue
+                pool = [c for c in candidates if c.chunk.chunk_id == target.chunk_id]
+                if not pool:
+                    continue
+                best = max(pool, key=lambda c: (c.score, -c.offset))
+                result.insert(result.index(s) + 1 + added, best)
+                added += 1
+                if added >= 3:
+                    return _without_deferrals(result, evidence)
+        return _without_deferrals(result, evidence)
+
+    # -- composition -----------------------------------------------------------------------
+    def _compose(self, question: str, route: RouteDecision, lang: str, chosen: list[_Sentence],
+                 conflicts: list[Conflict], decisions: list[Decision]) -> Answer:
+        citations: list[Citation] = []
+        index: dict[tuple[str, str], int] = {}
+
+        def cite(chunk: Chunk, quote: str, offset: int) -> int:
+            key = (chunk.chunk_id, quote)
+            if key not in index:
+                citations.append(_citation(chunk, quote, offset))
+                index[key] = len(citations)
+            return index[key]
+
+        sentences: list[AnswerSentence] = []
+        pieces: list[str] = []
+        for s in _dedupe_sentences(chosen):
+            n = cite(s.chunk, s.quote, s.offset)
+            text = f"{_trim(s, lang)}[{n}]"
+            sentences.append(AnswerSentence(text=text, citations=[s.chunk.chunk_id]))
+            pieces.append(text)
+        status = "answered"
+        for conflict, decision in zip(conflicts, decisions):
+            by_chunk = {v.chunk_id: v for v in conflict.values}
+            winner = by_chunk[conflict.winner]
+            loser_values = [v for v in conflict.values if v.chunk_id != conflict.winner]
+            markers = []
+            for v in conflict.values:
+                # the sentence that states the value is the quote, wherever it is cited already
+                fact = next(f for f in decision.candidates if f.chunk.chunk_id == v.chunk_id)
+                ref = next((i + 1 for i, c in enumerate(citations)
+                            if c.chunk_id == v.chunk_id and c.quote == fact.sentence.strip()), None)
+                if ref is None:
+                    ref = cite(fact.chunk, fact.sentence, fact.chunk.text.find(fact.sentence))
+                markers.append(f"[{ref}]")
+            same_title = len({v.title for v in conflict.values}) == 1
+            if decision.rule == "tie":
+                status = "needs_review"
+                values = ("；" if lang == "zh" else "; ").join(
+                    f"{_source(v, lang, same_title)} {v.value}" for v in conflict.values)
+                text = render(lang, "undecided", values=values)
+            else:
+                losers = ("；" if lang == "zh" else "; ").join(
+                    render(lang, "loser", source=_source(v, lang, same_title), value=v.value,
+                           state=STATE_WORDS[lang][_status_of(v.chunk_id, decision)])
+                    for v in loser_values)
+                text = render(lang, "conflict", winner=_source(winner, lang, same_title), value=winner.value,
+                              rule=_rule_words(decision, lang), losers=losers)
+            text = text.rstrip("。.") + "".join(markers)
+            sentences.append(AnswerSentence(text=text, citations=[v.chunk_id for v in conflict.values]))
+            pieces.append(text)
+        return Answer(question=question, text=_join(lang, pieces), status=status,
+                      sentences=sentences, citations=citations, conflicts=conflicts, route=route)
+
+    def _abstain(self, question: str, route: RouteDecision, lang: str, gaps: list[str],
+                 t0: float, trace: list[TraceEvent], why: str) -> Answer:
+        joined = "；".join(gaps) if lang == "zh" else "; ".join(gaps)
+        text = render(lang, "abstain", missing=joined)
+        trace.append(TraceEvent(kind="reason", duration_ms=(time.perf_counter() - t0) * 1000,
+                                detail=f"abstained: {why}"))
+        return Answer(question=question, text=text, status="abstained", gaps=gaps, route=route,
+                      trace=trace)
+
+    def _gap_phrase(self, question: str, terms: Sequence[Term], lang: str) -> str:
+        """The phrase of the question around its missing words: 公积金贷款额度最高是多少 with
+        公积金 missing -> "未找到关于公积金贷款额度的规定"."""
+        keys = {t.key for t in terms}
+        tokens: list[str] = []
+        for piece in re.split(r"[^\w\s'\-]+", question):
+            tokens.extend(segment(piece) + [""])  # punctuation ends a phrase
+        runs: list[list[str]] = []
+        run: list[str] = []
+        for tok in tokens + [""]:
+            low = tok.lower()
+            content = bool(tok) and not re.fullmatch(r"[\d.,]+", tok) and \
+                low not in STOP_EN and tok not in STOP_ZH and tok not in _GAP_STOP and len(tok) >= 2
+            if content:
+                run.append(tok)
+            elif run:
+                runs.append(run)
+                run = []
+        picked = [r for r in runs if keys & {t.key for t in content_terms(" ".join(r))}]
+        if not picked:
+            picked = runs[:1]
+        sep = "" if lang == "zh" else " "
+        phrase = ("、" if lang == "zh" else ", ").join(sep.join(r) for r in picked) or question.strip() \
+            or ("该问题" if lang == "zh" else "this question")
+        return render(lang, "gap", missing=phrase)
+
+
+# -- helpers --------------------------------------------------------------------------------
+
+_LIST_SPLIT = re.compile(r"[、]|(?<=[\u3400-\u9fff])(?:和|及|与|以及)(?=[\u3400-\u9fff])")
+
+
+def _listed_items(piece: str) -> list[str]:
+    """The items of an enumeration asked "分别"/"各" about, from the clause that lists them."""
+    m = re.search(r"分别|各是|各为|各自|respectively", piece)
+    if not m:
+        return []
+    clause = re.split(r"[，,；;：:]", piece[:m.start()])[-1]
+    items = [x.strip() for x in _LIST_SPLIT.split(clause) if x.strip()]
+    return items if 2 <= len(items) <= MAX_SENTENCES else []
+
+
+def _without_deferrals(result: list[_Sentence], evidence: Sequence[Evidence]) -> list[_Sentence]:
+    """Drop a sentence that only defers to another clause ("Approved overtime is compensated as
+    set out in Section 6", "具体比例详见第十二条") when the answer quotes that clause: it states
+    no value itself, and the answer should lead with what was asked."""
+    keep = []
+    for s in result:
+        if not s.has_quantity and _REF.search(s.quote):
+            targets = {t.chunk_id for t in _referenced_chunks(s.quote, s.chunk, evidence, strong_only=True)}
+            said = TextCover(" ".join(r.text for r in result
+                                      if r.chunk.chunk_id in targets and r.chunk.chunk_id != s.chunk.chunk_id))
+            # what it says besides the reference must be said by the quoted clause too
+            own = [t for t in content_terms(_REF.sub(" ", s.text)) if not t.soft]
+            if said.text and all(said.covers(t) for t in own):
+                continue
+        keep.append(s)
+    return keep or result
+
+
+def _unknown_pairs(question: str) -> list[str]:
+    tokens = segment(question)
+    pairs = []
+    for a, b in zip(tokens, tokens[1:]):
+        if len(a) == 1 and len(b) == 1 and re.fullmatch(r"[\u3400-\u9fff]{2}", a + b) \
+                and a not in STOP_ZH and b not in STOP_ZH:
+            pairs.append(a + b)
+    return pairs
+
+
+def _thing_word(t: Term) -> bool:
+    if t.cjk:
+        return is_nounish(t.text)
+    return not re.search(r"(?:ed|ly)$", t.text.lower())
+
+
+def _bigrams(text: str) -> frozenset[str]:
+    t = re.sub(r"[^\w]", "", text.lower())
+    if re.search(r"[\u3400-\u9fff]", t):
+        return frozenset(t[i:i + 2] for i in range(len(t) - 1))
+    words = re.findall(r"[a-z0-9]+", text.lower())
+    return frozenset(" ".join(words[i:i + 2]) for i in range(len(words) - 1))
+
+
+#: "临时外出就医人员跨省异地住院的，……" / "If the trip is international, ...": a rule for a case
+_CONDITION = re.compile(r"^(?P<zh>[^，。；,;]{4,40}?)的[，,]|^(?:if|where|when)\s+(?P<en>[^,.;]{8,100}),", re.I)
+
+
+_ASKS_CONFLICT = re.compile(
+    r"不一致|不同|冲突|矛盾|以哪个为准|以谁为准|以哪.{0,6}为准|哪个优先|哪个有效|哪个适用|听谁的|"
+    r"\b(?:conflict\w*|contradict\w*|inconsistent|disagree\w*|prevails?|takes? precedence)\b", re.I)
+_CONFLICT_WORDS = re.compile(r"一致|为准|冲突|矛盾|优先|^(?:conflict|contradict|inconsist|disagre|prevail|preced)", re.I)
+#: in a question about which source prevails, a sentence another document contradicts gains this
+_DISPUTED_BONUS = 0.3
+_DISPUTED_FLOOR = 0.3  # ... when it scores at least this share of the best sentence
+
+
+#: a yes/no question ("算不算进年度最高支付限额？", "支付比例会降低吗？", "Is overtime paid?") asks
+#: whether a rule applies; its 限额 / 比例 name the subject, not a value wanted
+_YES_NO = re.compile(r"算不算|是不是|是否|会不会|能不能|可不可以|能否|可否|有没有|要不要|吗\s*[？?]?\s*$|"
+                     r"^\s*(?:is|are|was|were|does|do|did|can|could|will|would|should|must|may|has|have)\b", re.I)
+_EXPLICIT_QUANTITY = re.compile(r"多少|几|多长|多久|多高|多大|how (?:much|many|long|soon|often)|what (?:percentage|rate|amount)", re.I)
+
+
+def _asks_quantity(text: str) -> bool:
+    if _YES_NO.search(text) and not _EXPLICIT_QUANTITY.search(text):
+        return False
+    return bool(_ASKS_QUANTITY.search(text))
+
+
+_PERSONAL = re.compile(r"\s*(?:i|i'm|i've|we|we're|my|our|me)\b", re.I)
+_WH_EN = re.compile(r"\b(?:how|what|which|who|whom|whose|when|where|why)\b", re.I)
+
+
+def _preamble_keys(question: str) -> set[str]:
+    """Keys of the words that only set the scene before an English question's asking clause:
+    in "I just got back from a work trip - how fast do I get my money back?" the trip is
+    background and the refund is what is asked. The preamble is the asker's own story (it
+    opens with I / we / my / our) before the first wh-word, three words or more, ended by a
+    separator (, - : ;)."""
+    keys: set[str] = set()
+    for piece in _QUESTION_PARTS.split(question):
+        m = _WH_EN.search(piece)
+        if not m or m.start() == 0:
+            continue
+        head, rest = piece[:m.start()].rstrip(), piece[m.start():]
+        if not head or head[-1] not in ",-–—:;" or len(head.split()) < 3 or not _PERSONAL.match(head):
+            continue  # "For a two-year contract, how long ..." is a condition, not a scene
+        asked = {t.key for t in content_terms(rest)}
+        keys |= {t.key for t in content_terms(head) if t.key not in asked}
+    return keys
+
+
+def _unasked_condition(sentence: str, asked: TextCover) -> bool:
+    """Whether a sentence applies only under a condition the question does not state: at least
+    three words in its leading condition, and the question (or its formal rewrite) covers fewer
+    than a third of them. A question that names no special case wants the general rule."""
+    m = _CONDITION.match(sentence)
+    if not m:
+        return False
+    words = [t for t in content_terms(m.group("zh") or m.group("en")) if not t.soft]
+    if len(words) < 3:
+        return False
+    return sum(asked.covers(t) for t in words) * 3 < len(words)
+
+
+def _char_bigrams(text: str) -> frozenset[str]:
+    t = re.sub(r"\s+", "", text.lower())
+    return frozenset(t[i:i + 2] for i in range(len(t) - 1))
+
+
+def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
+    return len(a & b) / len(a | b) if a and b else 0.0
+
+
+def _bigram_share(question: frozenset[str], sentence: str) -> float:
+    if not question:
+        return 0.0
+    return len(question & _bigrams(sentence)) / len(question)
+
+
+def _language(question: str, route: RouteDecision) -> str:
+    if route.language in ("zh", "en"):
+        return route.language
+    from agentic_rag.tokenizer import detect_language
+
+    return detect_language(question)
+
+
+def _version_factor(chunk: Chunk, route: RouteDecision) -> float:
+    pinned = route.version or "latest"
+    if pinned != "latest":
+        year = int(pinned) if pinned.isdigit() else None
+        match = (chunk.version and pinned in chunk.version) or (chunk.title and pinned in chunk.title) \
+            or (year is not None and any(d is not None and d.year == year
+                                         for d in (chunk.publish_date, chunk.effective_date)))
+        return 1.2 if match else 0.8
+    return 1.0 if chunk.status == "active" else 0.85
+
+
+def _table_text(chunk: Chunk) -> str:
+    if chunk.table is None:
+        return ""
+    return "\n".join(" ".join(row) for row in [chunk.table.headers, *chunk.table.rows])
+
+
+def _sentences_of(chunk: Chunk, lang: str) -> list[_Sentence]:
+    """Candidate sentences of one chunk: table rows for tables, sentences otherwise."""
+    out: list[_Sentence] = []
+    text = chunk.text
+    rows_done = False
+    if chunk.table is not None and chunk.table.rows:
+        headers = chunk.table.headers
+        for row in chunk.table.rows:
+            cells = [c.strip() for c in row]
+            if lang == "zh":
+                shown = "，".join(f"{h}{'为' if h else ''}{c}" for h, c in zip(headers, cells) if c)
+            else:
+                shown = "; ".join(f"{h}: {c}" if h else c for h, c in zip(headers, cells) if c)
+            line = _row_line(text, cells)
+            offset = text.find(line) if line else -1
+            quote = line or " | ".join(cells)
+            extra = " ".join(headers) + " " + " ".join(cells)
+            out.append(_Sentence(ev=None, idx=0, text=shown, quote=quote, offset=offset,  # type: ignore[arg-type]
+                                 cover=TextCover(extra), extra_text=extra))
+        rows_done = True
+    intro = ""
+    for s, e in split_sentences(text):
+        quote = text[s:e]
+        if rows_done and (quote.count("|") >= 2 or _mentions_row(quote, chunk.table)):
+            continue  # the table's own rendering: already read as rows
+        if re.fullmatch(r"[\s|:\-—]+", quote) or quote.lstrip().startswith("#"):
+            continue  # table rules and markdown headings state nothing
+        shown = strip_label(quote).strip(" |")
+        if len(re.sub(r"\W", "", shown)) < 2:
+            continue
+        if _METADATA.match(shown) or shown.strip() == chunk.title.strip():
+            continue  # the document's title, number, issuer and date lines state no rule
+        if _INTRO.search(text[s:e + 1]):
+            # "统筹基金支付比例如下：" says nothing alone; its items carry it as their subject
+            intro = shown
+            continue
+        if _LIST_ITEM.match(quote) and intro:
+            cover = TextCover(intro + " " + shown)
+        else:
+            intro = ""
+            cover = TextCover(shown)
+        # the quote is the sentence as written, without the clause label the citation names
+        cut = label_length(quote) if re.match(r"\s*(?:第|Article|Section|Clause|Art\.|Sec\.|\d+\.\d)", quote) else 0
+        out.append(_Sentence(ev=None, idx=0, text=shown, quote=quote[cut:], offset=s + cut,  # type: ignore[arg-type]
+                             cover=cover))
+    return out
+
+
+def _mentions_row(text: str, table) -> bool:
+    """Whether a line of a table chunk's text is part of the table's rendering."""
+    cells = {c.strip() for row in table.rows for c in row if len(c.strip()) >= 2}
+    heads = {h.strip() for h in table.headers if len(h.strip()) >= 2}
+    return any(c in text for c in cells) or any(h in text for h in heads)
+
+
+def _row_line(text: str, cells: list[str]) -> str:
+    for line in text.splitlines():
+        if all(c in line for c in cells if c):
+            return line.strip()
+    return ""
+
+
+def _trim(s: _Sentence, lang: str) -> str:
+    """A long sentence cut to its semicolon clauses that mention question words. Only whole
+    clauses are dropped (never the parts of one), so what is kept still says what it said."""
+    text = s.text.rstrip("。；;.，, ")
+    limit = LONG_SENTENCE["zh" if lang == "zh" else "en"]
+    if len(text) <= limit:
+        return text
+    segs = [p for p in re.split(r"(?<=[；;])", text) if p.strip()]
+    if len(segs) < 2:
+        return text
+    keep = [seg for seg in segs
+            if any(TextCover(seg).covers(k) for k in s.hits) or extract_quantities(seg)]
+    trimmed = "".join(keep).rstrip("，,；; ")
+    return trimmed if len(trimmed) >= 8 else text
+
+
+def _citation(chunk: Chunk, quote: str, offset: int) -> Citation:
+    """A citation of ``quote``; its span is the quote's place in the document when the quote is
+    verbatim in the chunk (``offset`` >= 0) and the chunk knows its own span, else the chunk's."""
+    span = chunk.span
+    if offset >= 0 and span[1] > span[0]:
+        lead = len(quote) - len(quote.lstrip())
+        body = quote.strip()
+        span = (span[0] + offset + lead, span[0] + offset + lead + len(body))
+    return Citation(chunk_id=chunk.chunk_id, doc_id=chunk.doc_id, title=chunk.title,
+                    clause=chunk.clause, quote=quote.strip(), span=span)
+
+
+def _meta_of(chunk: Chunk) -> list[str]:
+    out = [chunk.title, chunk.clause or "", " ".join(chunk.path), chunk.version or ""]
+    for d in (chunk.publish_date, chunk.effective_date):
+        if d is not None:
+            out.append(f"{d.year}年{d.month}月{d.day}日 {d.isoformat()} {d.year}年")
+    return out
+
+
+def _dedupe(items: Sequence[str]) -> list[str]:
+    return list(dict.fromkeys(items))
+
+
+def _dedupe_sentences(chosen: Sequence[_Sentence]) -> list[_Sentence]:
+    seen: set[str] = set()
+    out: list[_Sentence] = []
+    for s in chosen:
+        key = re.sub(r"\W", "", s.text)
+        if key in seen:
+            continue
+        seen.add(key)
+        out.append(s)
+    return out
+
+
+def _join(lang: str, pieces: Sequence[str]) -> str:
+    if lang == "zh":
+        return "".join(p if p.endswith(("。", "）", "？")) else p + "。" for p in pieces if p)
+    return " ".join(p if p.endswith((".", ")")) else p + "." for p in pieces if p)
+
+
+def _source(v, lang: str, same_title: bool) -> str:  # v: ConflictValue
+    year = v.publish_date.year if v.publish_date else None
+    clause = v.clause or ""
+    if lang == "zh":
+        prefix = f"{year}年" if year and (same_title or str(year) not in v.title) else ""
+        return f"{prefix}《{v.title}》{clause}" if v.title else f"{prefix}{clause}"
+    suffix = f" ({year})" if year and (same_title or str(year) not in v.title) else ""
+    return f"{v.title}{suffix}{' ' + clause if clause else ''}"
+
+
+def _status_of(chunk_id: str, decision: Decision) -> str:
+    return next((f.chunk.status for f in decision.candidates if f.chunk.chunk_id == chunk_id), "active")
+
+
+def _rule_words(decision: Decision, lang: str) -> str:
+    words = RULE_WORDS[lang]
+    return words[decision.rule].format(v=decision.detail)
+
+
+_METADATA = re.compile(
+    r"^\s*(?:发布机关|发文机关|发布日期|印发日期|成文日期|施行日期|文号|发布单位|"
+    r"Issued(?: by| on)?|Effective(?: date)?|Document No\.?|Version|Published|Issuing authority)\s*[:：]"
+    r"|^[^，。,;；]{0,40}〔\d{4}〕\d+号\s*$"
+    r"|^[^，。,;；]{2,40}\d{4}年\d{1,2}月\d{1,2}日\s*$", re.I)
+_INTRO = re.compile(r"(?:[:：]\s*$|如下[:：]?\s*$|as follows[:.]?\s*$)", re.I)
+_LIST_ITEM = re.compile(r"^\s*(?:[（(][一二三四五六七八九十\d]+[)）]|[一二三四五六七八九十]+、|\d+[.、)）](?!\d)|[-*•])")
+_TABLE_REF = re.compile(r"下表|如下表|附表|见表|表\s*\d|\btable (?:below|above)\b|\bthe table\b|\bTable\s+\d", re.I)
+
+
+def _referenced_tables(sentence: str, chunk: Chunk, evidence: Sequence[Evidence]) -> list[Chunk]:
+    """Table chunks of the same document when the sentence points at a table ("见下表")."""
+    if chunk.table is not None or not _TABLE_REF.search(sentence):
+        return []
+    return [e.chunk for e in evidence
+            if e.chunk.doc_id == chunk.doc_id and e.chunk.table is not None][:1]
+
+
+_STRONG_CUE = re.compile(r"详见|参见|参照|依照|按照|see|as set out in|in accordance with|refer to", re.I)
+
+
+def _referenced_chunks(sentence: str, chunk: Chunk, evidence: Sequence[Evidence],
+                       strong_only: bool = False) -> list[Chunk]:
+    """Evidence chunks that ``sentence`` defers to: 具体比例详见第十二条 -> 第十二条 of the same
+    document (or of the named 《document》), Section 6 -> section 6."""
+    out: list[Chunk] = []
+    for m in _REF.finditer(sentence):
+        if m.group("no"):
+            if not m.group("cue") or strong_only and not _STRONG_CUE.fullmatch(m.group("cue")):
+                continue
+            no = cn_to_int(m.group("no"))
+            if no is None:
+                continue
+            want = f"{no}-{cn_to_int(m.group('sub'))}" if m.group("sub") else str(no)
+            title = m.group("title")
+        else:
+            if not m.group("encue") or strong_only and not _STRONG_CUE.fullmatch(m.group("encue").strip()):
+                continue
+            want, title = m.group("enno"), None
+        for e in evidence:
+            c = e.chunk
+            if c.chunk_id == chunk.chunk_id:
+                continue
+            if title:
+                if re.sub(r"\s", "", title) not in re.sub(r"[《》\s]", "", c.title):
+                    continue
+            elif c.doc_id != chunk.doc_id:
+                continue
+            number = (c.clause_no or "").lower()
+            if (number == want or number.startswith(want + ".")) and c not in out:
+                out.append(c)
+    return out[:4]

@@ -1,0 +1,951 @@
+"""The Retriever: :class:`RouteDecision` -> ranked :class:`Evidence`, with a trace of each step.
+
+Legs run concurrently behind one small interface (:class:`Leg`): BM25 keyword search with slot
+filters, and dense vectors when an embedder and a vector index are given. A graph step then
+follows ``REFERENCES`` edges out of the strong hits (so "具体比例详见第七条" brings 第七条) and
+``SUPERSEDES`` edges to the current version of a superseded document (or back to the pinned
+year's version when the question pins one). Scores are fused, by default
+
+    0.4·vector + 0.3·bm25 + 0.2·graph + 0.1·position      (absent legs' weights renormalized)
+
+or by reciprocal-rank fusion, then adjusted for recency (newer preferred mildly; superseded or
+repealed sources penalized unless the question pins their year) and for slot matches (place,
+pinned year, named clause). Near-duplicates across documents keep the current one; the top five
+span at least two documents when more than one is relevant.
+
+Multi-hop (deterministic): after each round a sufficiency check asks whether the question's
+entities and relation are covered; if not, the next round searches for the bridge entities the
+passages name ("his mother Ermengarde of Tours"). Comparison questions start with one query per
+compared entity. At most ``RetrievalSettings.max_rounds`` rounds; a query is never run twice.
+
+    retriever = Retriever(store)              # any DocumentStore + KeywordIndex
+    evidence = retriever.retrieve(Router().route("住院报销比例是多少？"))
+    evidence[0].chunk_id, evidence[0].scores, retriever.trace   # ids, per-leg scores, steps
+"""
+
+from __future__ import annotations
+
+import copy
+import datetime as dt
+import json
+import re
+import time
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any, Protocol
+
+from agentic_rag.agents import multihop
+from agentic_rag.config import RetrievalSettings
+from agentic_rag.errors import ConfigError
+from agentic_rag.types import POSITION_WEIGHTS, Chunk, Evidence, Filter, RouteDecision, TraceEvent
+
+__all__ = ["Retriever", "Leg", "LegQuery", "BM25Leg", "VectorLeg", "fuse_weighted", "fuse_rrf",
+           "load_synonyms", "expand_query"]
+
+#: a chunk of a superseded/repealed document keeps this share of its score (unless pinned):
+#: enough to rank below its successor, not so much that the older wording vanishes, because
+#: the Reasoner must see both versions to state the change and which one wins
+_STATUS_PENALTY = {"active": 1.0, "superseded": 0.8, "repealed": 0.75}
+#: how much a place mismatch / pinned-year mismatch / slot match moves a score
+_PLACE_MISMATCH = 0.6
+#: the oldest candidate keeps this share of its score: newer is preferred, mildly
+_RECENCY_FLOOR = 0.85
+_PIN_MATCH, _PIN_MISMATCH = 1.2, 0.8
+_CLAUSE_MATCH = 1.15
+#: graph hits inherit this share of the seed's fused score
+_GRAPH_DECAY = 0.9
+_GRAPH_SEEDS = 5
+_SEED_MIN = 0.5  # a seed must score at least half of the best direct hit
+_SUPERSEDES_HOPS = 3
+#: an older version's counterpart is added for the top few current clauses, from at most two
+#: older documents each, when its wording is at least this alike (character-bigram Jaccard)
+_COUNTERPART_SEEDS = 5
+_DEFERRAL_FANOUT = 2  # a clause citing more clauses than this lists them rather than defers
+_COUNTERPART_DOCS = 2
+#: the same matter in another document already in the evidence: a little more alike, at most
+#: two such clauses per question, looked for in the first few documents of the ranking
+_PEER_MIN = 0.35
+_PEER_MAX = 2
+_PEER_DOCS = 4
+_BESIDE_SOURCE = 0.99  # an added clause's score: this share of its source's
+_MAX_HOP_QUERIES = 6
+_SOURCE_PIECES = 4
+_SIDE_HITS = 0.7  # pool weight of an entity/bridge query's hits other than its top one  # pieces of an entity's page read for bridge entities
+_DEDUP_JACCARD = 0.9
+_DEDUP_HEAD = 100
+#: markers of a nested description in an English question ("the city where ...", "X's ...")
+_RE_NESTED = re.compile(r"\b(?:where|which|who|whose|that|when)\b(?!\s*$)|'s\b|’s\b|\bof the\b", re.IGNORECASE)
+
+
+# -- legs ---------------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class LegQuery:
+    """What a leg searches for: the query text, its filters, and how many candidates."""
+
+    text: str
+    k: int
+    where: tuple[Filter, ...] = ()
+
+
+class Leg(Protocol):
+    """One retrieval strategy. ``search`` returns (chunk_id, raw score) pairs, best first."""
+
+    name: str
+
+    def search(self, query: LegQuery) -> list[tuple[str, float]]: ...
+
+
+class BM25Leg:
+    name = "bm25"
+
+    def __init__(self, store: Any) -> None:
+        self.store = store
+
+    def search(self, query: LegQuery) -> list[tuple[str, float]]:
+        return list(self.store.search(query.text, k=query.k, where=list(query.where)))
+
+
+class VectorLeg:
+    """Dense leg: ``embedder.embed_query`` then ``vectors.search(vector, k)``. Filters are applied
+    after fusion as score adjustments, because the vector index does not know chunk metadata."""
+
+    name = "vector"
+
+    def __init__(self, embedder: Any, vectors: Any) -> None:
+        self.embedder = embedder
+        self.vectors = vectors
+
+    def search(self, query: LegQuery) -> list[tuple[str, float]]:
+        vec = self.embedder.embed_query(query.text)
+        return [(str(i), float(s)) for i, s in self.vectors.search(vec, query.k)]
+
+
+# -- fusion -------------------------------------------------------------------------------------
+
+def _minmax(scores: dict[str, float], zero_floor: bool = False) -> dict[str, float]:
+    """Min-max normalization to [0, 1]. With ``zero_floor`` the lower end is 0 instead of the
+    smallest score: BM25's zero means "no match", so the weakest of a few good candidates must
+    not be pushed to 0 just for being last."""
+    if not scores:
+        return {}
+    lo, hi = min(scores.values()), max(scores.values())
+    if zero_floor:
+        lo = min(lo, 0.0)
+    if hi - lo <= 1e-12:
+        return {cid: 1.0 for cid in scores}
+    return {cid: (s - lo) / (hi - lo) for cid, s in scores.items()}
+
+
+def fuse_weighted(legs: dict[str, dict[str, float]], weights: dict[str, float],
+                  position: dict[str, float], normalize: Iterable[str] = ("bm25", "vector")
+                  ) -> dict[str, float]:
+    """Weighted fusion: each leg's scores min-max normalized (legs named in ``normalize``; BM25
+    with 0 as its floor; the others, such as graph, are already in [0, 1]), summed with ``weights``; the weights of legs
+    that returned nothing are dropped and the rest renormalized so a full match scores 1.0.
+
+    >>> fuse_weighted({"bm25": {"a": 4.0, "b": 1.0}}, {"bm25": 0.3, "vector": 0.4, "position": 0.1},
+    ...               {"a": 1.0, "b": 0.3})
+    {'a': 1.0, 'b': 0.2625}
+    """
+    present = {name: (_minmax(s, zero_floor=name == "bm25") if name in normalize else s)
+               for name, s in legs.items() if s}
+    total = sum(weights.get(n, 0.0) for n in present) + weights.get("position", 0.0)
+    if total <= 0:
+        total = 1.0
+    ids = sorted({cid for s in present.values() for cid in s})  # deterministic order
+    out = {}
+    for cid in ids:
+        score = sum(weights.get(n, 0.0) * s.get(cid, 0.0) for n, s in present.items())
+        score += weights.get("position", 0.0) * position.get(cid, 1.0)
+        out[cid] = round(score / total, 6)
+    return out
+
+
+def fuse_rrf(rankings: dict[str, list[str]], rrf_k: int = 60,
+             position: dict[str, float] | None = None, position_share: float = 0.1) -> dict[str, float]:
+    """Reciprocal-rank fusion: ``sum 1/(rrf_k + rank)`` over the legs' rankings (rank from 1),
+    scaled by ``1 - position_share·(1 - position weight)`` so a footnote still ranks lower.
+
+    >>> fuse_rrf({"bm25": ["a", "b"], "vector": ["b"]}, rrf_k=1)
+    {'a': 0.5, 'b': 0.833333333}
+    """
+    out: dict[str, float] = {}
+    for ranking in rankings.values():
+        for r, cid in enumerate(ranking, 1):
+            out[cid] = out.get(cid, 0.0) + 1.0 / (rrf_k + r)
+    position = position or {}
+    return {cid: round(s * (1.0 - position_share * (1.0 - position.get(cid, 1.0))), 9)
+            for cid, s in sorted(out.items())}
+
+
+# -- synonyms -----------------------------------------------------------------------------------
+
+def load_synonyms(path: str | Path | None = None) -> list[list[str]]:
+    """Synonym groups from a JSON file ``{"groups": [[term, ...], ...]}``; None -> packaged."""
+    if path is None:
+        where = "<packaged synonyms.json>"
+        text = (resources.files("agentic_rag") / "data" / "synonyms.json").read_text(encoding="utf-8")
+    else:
+        where = str(path)
+        try:
+            text = Path(path).read_text(encoding="utf-8")
+        except OSError as exc:
+            raise ConfigError(f"{where}: cannot read synonyms file: {exc}") from exc
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{where}: invalid JSON: {exc}") from exc
+    groups = raw.get("groups") if isinstance(raw, dict) else raw
+    if not isinstance(groups, list) or not all(
+            isinstance(g, list) and len(g) >= 2 and all(isinstance(t, str) and t for t in g) for g in groups):
+        raise ConfigError(f"{where}: synonyms must be {{\"groups\": [[term, term, ...], ...]}}")
+    return groups
+
+
+def _term_in(term: str, text: str) -> bool:
+    if re.search(r"[\u3400-\u9fff]", term):
+        return term in text
+    if term.isupper():  # abbreviations match case-sensitively: "ID" but not "id"
+        return re.search(rf"(?<![A-Za-z0-9]){re.escape(term)}(?![A-Za-z0-9])", text) is not None
+    return re.search(rf"(?<![a-z0-9]){re.escape(term.lower())}(?![a-z0-9])", text.lower()) is not None
+
+
+def expand_query(query: str, groups: Sequence[Sequence[str]]) -> tuple[str, list[str]]:
+    """The query with the synonyms of the terms it contains appended, and the added terms.
+
+    >>> expand_query("公积金怎么提取", [["公积金", "住房公积金"]])
+    ('公积金怎么提取 住房公积金', ['住房公积金'])
+    """
+    added: list[str] = []
+    for group in groups:
+        if any(_term_in(t, query) for t in group):
+            added += [t for t in group if not _term_in(t, query) and t not in added]
+    return (f"{query} {' '.join(added)}" if added else query), added
+
+
+# -- the retriever ------------------------------------------------------------------------------
+
+@dataclass
+class _Query:
+    text: str
+    round: int
+    role: str  # "main", "entity", "sub", "hop"
+    entity: str = ""
+    legs: dict[str, dict[str, float]] = field(default_factory=dict)  # leg -> id -> raw score
+    fused: dict[str, float] = field(default_factory=dict)
+    ranked: list[str] = field(default_factory=list)
+
+
+class Retriever:
+    """Hybrid, graph-aware, multi-round retriever; see the module docstring."""
+
+    def __init__(self, store: Any, settings: RetrievalSettings | None = None, embedder: Any = None,
+                 vectors: Any = None, synonyms: str | Path | Sequence[Sequence[str]] | None = None,
+                 legs: Sequence[Leg] | None = None) -> None:
+        self.store = store
+        self.settings = settings or RetrievalSettings()
+        if legs is not None:
+            self.legs = list(legs)
+        else:
+            self.legs = [BM25Leg(store)]
+            if embedder is not None and vectors is not None:
+                self.legs.append(VectorLeg(embedder, vectors))
+        if synonyms is None or isinstance(synonyms, (str, Path)):
+            self.synonyms = load_synonyms(None)
+            user = synonyms if synonyms is not None else getattr(self.settings, "synonyms", None)
+            if user is not None:
+                self.synonyms += load_synonyms(user)
+        else:
+            self.synonyms = [list(g) for g in synonyms]
+        self.trace: list[TraceEvent] = []
+        self._chunks: dict[str, Chunk] = {}
+
+    # public API
+    def retrieve(self, route: RouteDecision, k: int | None = None) -> list[Evidence]:
+        """Ranked evidence for ``route`` (at most ``k``, default ``settings.k``); the steps taken
+        are in :attr:`trace` afterwards."""
+        evidence, self.trace = self.retrieve_with_trace(route, k)
+        return evidence
+
+    def retrieve_with_trace(self, route: RouteDecision, k: int | None = None
+                            ) -> tuple[list[Evidence], list[TraceEvent]]:
+        """Like :meth:`retrieve`, returning the trace instead of storing it. Safe to call from
+        several threads at once: each call works on its own shallow copy (its own chunk cache)."""
+        run = copy.copy(self)
+        run._chunks = {}
+        return run._retrieve(route, k or self.settings.k)
+
+    def _retrieve(self, route: RouteDecision, k: int) -> tuple[list[Evidence], list[TraceEvent]]:
+        trace: list[TraceEvent] = []
+        question = route.question or route.query
+        main_text = route.query or route.question
+        if not main_text.strip():
+            trace.append(TraceEvent(kind="retrieve", detail="empty query: nothing to search"))
+            return [], trace
+        entities = list(route.slots.entities)
+        rels = multihop.relations(question)
+        subs = list(route.subqueries) or multihop.decompose(question, entities)
+        seen: set[str] = set()
+        queries: list[_Query] = []
+        plan = [_Query(main_text, 1, "main")]
+        plan += [_Query(s, 1, "sub", entity=s) for s in subs]
+        # entity queries find an entity's own page; lexicon terms (医疗保险) are no page titles
+        plan += [_Query(e, 1, "entity", entity=e) for e in entities
+                 if e not in subs and _is_name(e, question)]
+        pool: dict[str, float] = {}
+        bridged_names: list[str] = []
+        max_rounds = self.settings.max_rounds
+        for rnd in range(1, max_rounds + 1):
+            todo = []
+            for q in plan:
+                key = _norm_query(q.text)
+                if key in seen:
+                    trace.append(TraceEvent(kind="blocked", args={"query": q.text, "round": rnd},
+                                            detail="repeated query not run again"))
+                    continue
+                seen.add(key)
+                todo.append(q)
+            if not todo:
+                break
+            t0 = time.perf_counter()
+            self._run_queries(todo, route, trace)
+            queries += todo
+            pool = self._fuse_pool(queries, route, trace)
+            trace.append(TraceEvent(kind="retrieve", tool="+".join(l.name for l in self.legs),
+                                    args={"round": rnd, "queries": [q.text for q in todo]},
+                                    duration_ms=_ms(t0),
+                                    evidence_ids=[c for c, _ in _top(pool, k)]))
+            # sufficiency: entities covered, relation bridged?
+            top_chunks = self._get([c for c, _ in _top(pool, max(k, 8))])
+            # English questions about one entity usually ask for something its page only
+            # names ("the mayor of what city"): look one hop further when possible
+            needs_bridge = bool(rels) or (route.language == "en" and bool(entities) and not subs)
+            bridged = any(q.role == "hop" and q.ranked and
+                          multihop.title_matches(q.entity, self._chunks[q.ranked[0]])
+                          for q in queries if q.ranked and q.ranked[0] in self._chunks)
+            # each relation word may need its own hop ("grandfather" = father's father)
+            hops_done = len({q.round for q in queries if q.role == "hop"})
+            need_more_hops = needs_bridge and hops_done < max(1, _hops_needed(rels, question))
+            cov = multihop.coverage(entities, top_chunks, needs_bridge, bridged and not need_more_hops)
+            trace.append(TraceEvent(kind="gate", tool="sufficiency", args={"round": rnd},
+                                    detail=("SUFFICIENT" if cov.sufficient else
+                                            "INSUFFICIENT: missing " + ", ".join(cov.missing)),
+                                    confidence=len(cov.covered) / max(1, len(cov.covered) + len(cov.missing))))
+            if cov.sufficient or rnd == max_rounds:
+                if not cov.sufficient:
+                    trace.append(TraceEvent(kind="fallback", fallback="max_rounds reached",
+                                            detail=f"stopped after {rnd} rounds; still missing "
+                                                   + ", ".join(cov.missing)))
+                break
+            plan = self._next_hops(question, queries, rnd, entities, bridged_names, trace)
+            if not plan:
+                trace.append(TraceEvent(kind="gate", tool="sufficiency", args={"round": rnd},
+                                        detail="no new bridge entity to search: stopping"))
+                break
+        evidence = self._rank(queries, pool, route, k, trace)
+        return evidence, trace
+
+    # rounds
+    def _run_queries(self, todo: list[_Query], route: RouteDecision, trace: list[TraceEvent]) -> None:
+        """Run every (query, leg) pair of a round. The first leg (the store's BM25, whose
+        connection may be bound to this thread) runs here; the others run in worker threads."""
+        n = self.settings.candidates
+        with ThreadPoolExecutor(max_workers=max(1, len(self.legs) - 1)) as pool:
+            futures: list[tuple[_Query, Leg, Future]] = []
+            for q in todo:
+                text, added = expand_query(_without_pinned_year(q.text, route), self.synonyms)
+                if added:
+                    trace.append(TraceEvent(kind="expand", args={"query": q.text, "added": added}))
+                # the other legs (dense) search with the question itself; entity and bridge
+                # names are found by their words and titles, and embedding each costs a model call
+                for leg in (self.legs[1:] if q.role == "main" else []):
+                    futures.append((q, leg, pool.submit(leg.search, LegQuery(text, n))))
+                for leg in self.legs[:1]:
+                    q.legs[leg.name] = self._leg_with_slots(leg, text, route, q, trace)
+            for q, leg, fut in futures:
+                try:
+                    q.legs[leg.name] = dict(fut.result())
+                except Exception as exc:  # a failing optional leg degrades, recorded, never fatal
+                    trace.append(TraceEvent(kind="fallback", tool=leg.name, args={"query": q.text},
+                                            fallback=f"{leg.name} leg failed: {exc.__class__.__name__}: {exc}"))
+                    q.legs[leg.name] = {}
+
+    def _leg_with_slots(self, leg: Leg, text: str, route: RouteDecision, q: _Query,
+                        trace: list[TraceEvent]) -> dict[str, float]:
+        """The keyword leg: unfiltered, plus slot-filtered searches (pinned year, named clause,
+        place) merged in so a filter that matches nothing can never empty the result."""
+        n = self.settings.candidates
+        scores = dict(leg.search(LegQuery(text, n)))
+        if q.role != "main":
+            return scores
+        filters: list[tuple[str, tuple[Filter, ...]]] = []
+        if route.version != "latest" and route.version.isdigit():
+            y = int(route.version)
+            filters.append(("version", (Filter(field="publish_date", op=">=", value=dt.date(y, 1, 1)),
+                                        Filter(field="publish_date", op="<=", value=dt.date(y, 12, 31)))))
+        if route.slots.clauses:
+            filters.append(("clause", (Filter(field="clause", op="in", value=list(route.slots.clauses)),)))
+        if route.slots.places:
+            filters.append(("place", (Filter(field="extra.place", op="in",
+                                             value=_place_variants(route.slots.places)),)))
+        for name, where in filters:
+            try:
+                hits = leg.search(LegQuery(text, n, where))
+            except Exception as exc:  # an unsupported filter must not lose the unfiltered result
+                trace.append(TraceEvent(kind="fallback", tool=leg.name, args={"filter": name},
+                                        fallback=f"{name} filter failed ({exc}); unfiltered kept"))
+                continue
+            if not hits:
+                trace.append(TraceEvent(kind="fallback", tool=leg.name, args={"filter": name},
+                                        fallback=f"{name} filter matched nothing; unfiltered results used"))
+            for cid, s in hits:
+                scores[cid] = max(scores.get(cid, s), s)
+        return scores
+
+    def _next_hops(self, question: str, queries: list[_Query], rnd: int, entities: list[str],
+                   bridged_names: list[str], trace: list[TraceEvent]) -> list[_Query]:
+        """Bridge entities named in this round's best passages become the next round's queries."""
+        known = [*entities, *bridged_names, *(q.entity for q in queries if q.entity)]
+        sources: list[str] = []
+        # entities' own passages first (they name the bridge most directly), then the question's
+        # best hits; each source gives at most three names, a round at most six
+        for q in queries:
+            if q.round == rnd and q.ranked and q.role != "main":
+                own = [c for c in q.ranked[:5] if c in self._chunks
+                       and multihop.title_matches(q.entity, self._chunks[c])]
+                # the whole page (its first pieces), not only the piece that matched; two pages
+                # when the name is ambiguous ("Scott Howell (footballer)", "(consultant)")
+                for doc in _unique(self._chunks[c].doc_id for c in own)[:2]:
+                    pieces = self.store.chunks(doc)[:_SOURCE_PIECES]
+                    self._chunks.update({c.chunk_id: c for c in pieces})
+                    sources += [c.chunk_id for c in pieces]
+                if not own:
+                    sources += q.ranked[:1]
+        for q in queries:
+            if q.round == rnd and q.ranked and q.role == "main":
+                sources += q.ranked[:2]
+        plan: list[_Query] = []
+        names: list[str] = []
+        # the rest of the question travels with each bridge name ("waterfall" + "Zimbabwe"),
+        # so the next hop finds what the question asks about the bridge, not only its page
+        residual = " ".join(multihop.content_words(question, entities))
+        for cid in _unique(sources):
+            chunk = self._chunks.get(cid)
+            if chunk is None:
+                continue
+            for name in multihop.bridge_entities(question, chunk, known):
+                if len(names) >= _MAX_HOP_QUERIES:
+                    break
+                known.append(name)
+                bridged_names.append(name)
+                names.append(name)
+                plan.append(_Query(name, rnd + 1, "hop", entity=name))
+                if residual:
+                    plan.append(_Query(f"{name} {residual}", rnd + 1, "hop", entity=name))
+                trace.append(TraceEvent(kind="hop", args={"round": rnd + 1, "query": name,
+                                                          "context": residual, "from": cid},
+                                        evidence_ids=[cid],
+                                        detail=f"bridge entity {name!r} found in {cid}"))
+        return plan
+
+    # fusion and ranking
+    def _fuse_pool(self, queries: list[_Query], route: RouteDecision,
+                   trace: list[TraceEvent]) -> dict[str, float]:
+        ids = {cid for q in queries for s in q.legs.values() for cid in s}
+        self._load(ids)
+        for q in queries:
+            q.fused = self._fuse_one(q.legs, route)
+            q.ranked = [c for c, _ in sorted(q.fused.items(), key=lambda kv: (-kv[1], kv[0]))]
+            if q.role != "main":  # an entity's own page first: "Lothair II" -> the Lothair II page
+                own = [c for c in q.ranked[:20] if multihop.title_matches(q.entity, self._chunks[c])]
+                q.ranked = own + [c for c in q.ranked if c not in own]
+        pool = _pool(queries)
+        # graph step: REFERENCES out of strong hits, SUPERSEDES to the current (or pinned) version
+        graph = self._graph(_strength(queries), route, trace)
+        if graph:
+            main = queries[0]
+            main.legs["graph"] = {**main.legs.get("graph", {}), **graph}
+            self._load(graph)
+            main.fused = self._fuse_one(main.legs, route)
+            main.ranked = [c for c, _ in sorted(main.fused.items(), key=lambda kv: (-kv[1], kv[0]))]
+            pool = _pool(queries)
+        return pool
+
+    def _fuse_one(self, legs: dict[str, dict[str, float]], route: RouteDecision) -> dict[str, float]:
+        ids = {cid for s in legs.values() for cid in s if cid in self._chunks}
+        legs = {n: {c: v for c, v in s.items() if c in self._chunks} for n, s in legs.items()}
+        position = {cid: _position(self._chunks[cid]) for cid in ids}
+        newest = max((c.publish_date for c in self._chunks.values() if c.publish_date), default=None)
+        adjust = {cid: self._adjust(self._chunks[cid], route, newest)[0] for cid in ids}
+        if self.settings.fusion == "rrf":
+            # rank differences are tiny in RRF (1/61 vs 1/62), so recency, status and slot
+            # factors reorder each leg's list instead of scaling the fused sum
+            rankings = {n: [c for c, _ in sorted(s.items(), key=lambda kv: (-kv[1] * adjust[kv[0]], kv[0]))]
+                        for n, s in legs.items() if s}
+            return fuse_rrf(rankings, self.settings.rrf_k, position, self.settings.weights.position)
+        fused = fuse_weighted(legs, self.settings.weights.model_dump(), position)
+        return {cid: round(s * adjust[cid], 9) for cid, s in fused.items()}
+
+    def _adjust(self, chunk: Chunk, route: RouteDecision, newest: dt.date | None
+                ) -> tuple[float, dict[str, float]]:
+        """Recency decay, status penalty, and slot matches (pinned year, place, named clause)."""
+        parts: dict[str, float] = {}
+        pinned = int(route.version) if route.version.isdigit() else None
+        pin_hit = pinned is not None and _doc_year_matches(chunk, pinned)
+        if chunk.publish_date and newest:
+            age = max(0.0, (newest - chunk.publish_date).days / 365.25)
+            parts["recency"] = round(_RECENCY_FLOOR + (1 - _RECENCY_FLOOR)
+                                     * 0.5 ** (age / self.settings.recency_half_life_years), 4)
+        if chunk.status != "active" and not pin_hit:
+            parts["status"] = _STATUS_PENALTY.get(chunk.status, 1.0)
+        if pinned is not None and chunk.publish_date is not None:
+            parts["version"] = _PIN_MATCH if pin_hit else _PIN_MISMATCH
+        place = chunk.extra.get("place") if chunk.extra else None
+        if place and route.slots.places:
+            variants = _place_variants(route.slots.places)
+            parts["place"] = 1.0 if str(place) in variants or any(
+                v in str(place) for v in variants) else _PLACE_MISMATCH
+        if route.slots.clauses and chunk.clause and chunk.clause in route.slots.clauses:
+            parts["clause"] = _CLAUSE_MATCH
+        factor = 1.0
+        for v in parts.values():
+            factor *= v
+        return factor, parts
+
+    def _graph(self, strength: dict[str, float], route: RouteDecision,
+               trace: list[TraceEvent]) -> dict[str, float]:
+        """Graph hits from the strongest direct hits (``strength``: each chunk's best
+        normalized BM25/vector score, whatever the fusion mode), scored ``0.9 × seed``."""
+        seeds = [(c, s) for c, s in _top(strength, _GRAPH_SEEDS) if s >= _SEED_MIN]
+        if not seeds or not hasattr(self.store, "edges"):
+            return {}
+        out: dict[str, float] = {}
+        t0 = time.perf_counter()
+        seed_score = dict(seeds)
+        edges = [e for e in self.store.edges([c for c, _ in seeds], kind="REFERENCES", direction="out")
+                 if e.dst != e.src]
+        # a seed shares its weight among the clauses it cites (as PageRank does): "详见第七条"
+        # passes on nearly all of it, a clause citing five others a fifth to each
+        fanout: dict[str, int] = {}
+        for e in edges:
+            fanout[e.src] = fanout.get(e.src, 0) + 1
+        for e in edges:
+            share = _GRAPH_DECAY * seed_score.get(e.src, 0.0) / fanout[e.src]
+            out[e.dst] = max(out.get(e.dst, 0.0), share)
+        refs = dict(out)
+        pinned = int(route.version) if route.version.isdigit() else None
+        for cid, s in seeds:
+            chunk = self._chunks.get(cid)
+            if chunk is None:
+                continue
+            for target in self._version_targets(chunk, pinned):
+                out[target] = max(out.get(target, 0.0), _GRAPH_DECAY * s)
+        out = {c: round(s, 6) for c, s in out.items() if s > 0}
+        if out:
+            found = self.store.get_chunks(list(out))
+            self._chunks.update({c.chunk_id: c for c in found})
+            out = {c: s for c, s in out.items() if c in self._chunks}
+            trace.append(TraceEvent(kind="retrieve", tool="graph", duration_ms=_ms(t0),
+                                    args={"seeds": [c for c, _ in seeds],
+                                          "references": sorted(c for c in refs if c in out),
+                                          "versions": sorted(c for c in out if c not in refs)},
+                                    evidence_ids=sorted(out)))
+        return out
+
+    def _version_targets(self, chunk: Chunk, pinned: int | None) -> list[str]:
+        """The matching clause in the document that supersedes ``chunk``'s (followed to the
+        current version), or, when the question pins a year, in that year's older version."""
+        targets: list[str] = []
+        doc, steps = chunk.doc_id, 0
+        if chunk.status != "active" and not (pinned and _doc_year_matches(chunk, pinned)):
+            while steps < _SUPERSEDES_HOPS:  # newer -> older edges, walked backwards
+                steps += 1
+                newer = [e.src for e in self.store.edges([doc], kind="SUPERSEDES", direction="in")]
+                if not newer:
+                    break
+                doc = newer[0]
+                match = self._matching_clause(chunk, doc)
+                if match:
+                    targets.append(match)
+                doc_chunks = self.store.chunks(doc)
+                if doc_chunks and doc_chunks[0].status == "active":
+                    break
+        if pinned and not _doc_year_matches(chunk, pinned):
+            while steps < 2 * _SUPERSEDES_HOPS:
+                steps += 1
+                older = [e.dst for e in self.store.edges([doc], kind="SUPERSEDES", direction="out")]
+                if not older:
+                    break
+                doc = older[0]
+                doc_chunks = self.store.chunks(doc)
+                if doc_chunks and _doc_year_matches(doc_chunks[0], pinned):
+                    match = self._matching_clause(chunk, doc)
+                    if match:
+                        targets.append(match)
+                    break
+        return targets
+
+    def _matching_clause(self, chunk: Chunk, doc_id: str) -> str | None:
+        candidates = self.store.chunks(doc_id)
+        self._chunks.update({c.chunk_id: c for c in candidates})
+        for c in candidates:
+            if chunk.clause_no and c.clause_no == chunk.clause_no and c.kind == chunk.kind:
+                return c.chunk_id
+        for c in candidates:
+            if chunk.clause and c.clause == chunk.clause:
+                return c.chunk_id
+        # no clause number: the piece whose wording overlaps most (character bigrams)
+        grams = _bigrams(chunk.text)
+        best = max(candidates, key=lambda c: _jaccard(grams, _bigrams(c.text)), default=None)
+        if best is not None and _jaccard(grams, _bigrams(best.text)) >= 0.2:
+            return best.chunk_id
+        return None
+
+    def _rank(self, queries: list[_Query], pool: dict[str, float], route: RouteDecision, k: int,
+              trace: list[TraceEvent]) -> list[Evidence]:
+        if not pool:
+            return []
+        ordered = [c for c, _ in _top(pool, len(pool))]
+        ordered = self._dedupe(ordered, k, route, trace)
+        # anchors: each entity/hop query's own passage gets a place near the top, so every hop
+        # of a multi-hop question is represented in the first k
+        main = queries[0].ranked[:1]
+        anchors = []
+        for q in queries[1:]:
+            own = [c for c in q.ranked[:3] if multihop.title_matches(q.entity, self._chunks[c])]
+            if not own and q.role == "hop":
+                own = [c for c in q.ranked[:3] if multihop.title_within(q.entity, self._chunks[c])]
+            pick = own[:1] or ([q.ranked[0]] if q.role == "sub" and q.ranked else [])
+            anchors += pick
+        alive = set(ordered)
+        head = _unique([c for c in [*main, *anchors] if c in alive])
+        order = head + [c for c in ordered if c not in head]
+        if self.settings.diversity:
+            order = self._diversify(order, pool, trace)
+        order = order[:k]
+        order, extra_scores = self._with_counterparts(order, pool, k, trace)
+        first_round = {}
+        for q in queries:
+            for c in q.fused:
+                first_round[c] = min(first_round.get(c, q.round), q.round)
+        newest = max((c.publish_date for c in self._chunks.values() if c.publish_date), default=None)
+        evidence = []
+        for rank, cid in enumerate(order, 1):
+            chunk = self._chunks[cid]
+            scores: dict[str, float] = {}
+            legs: list[str] = []
+            for q in queries:
+                for name, s in q.legs.items():
+                    if cid in s:
+                        scores[name] = max(scores.get(name, s[cid]), round(s[cid], 6))
+                        if name not in legs:
+                            legs.append(name)
+            scores["position"] = _position(chunk)
+            scores.update(self._adjust(chunk, route, newest)[1])
+            score = extra_scores.get(cid, pool.get(cid, 0.0))
+            evidence.append(Evidence(chunk=chunk, score=round(score, 6), scores=scores, rank=rank,
+                                     legs=legs, round=first_round.get(cid, 1)))
+        return evidence
+
+    def _with_counterparts(self, order: list[str], pool: dict[str, float], k: int,
+                           trace: list[TraceEvent]) -> tuple[list[str], dict[str, float]]:
+        """The clauses that each top clause defers to (``REFERENCES``, at most two), and the
+        other version's matching clause beside each of the top clauses whose document
+        supersedes another or is superseded, when the two state different numbers: the Reasoner can only
+        say "the 2024 rule sets 5个工作日 (the 2023 one said 10日, repealed)" when it sees both,
+        and a superseded clause, penalized in ranking, rarely reaches the top ``k`` on its own.
+        The counterpart goes right after its successor; the list stays at ``k``."""
+        if not hasattr(self.store, "edges"):
+            return order, {}
+        extra: dict[str, float] = {}
+        out = list(order)
+        placed: set[str] = set()
+        peers = _unique(self._chunks[c].doc_id for c in order if c in self._chunks)[:_PEER_DOCS]
+        peer_added = 0
+
+        def place(src: str, cid: str) -> None:
+            # right after its source and the clauses already placed there; a chunk that is
+            # already ranked above that spot keeps its place
+            at = out.index(src) + 1
+            while at < len(out) and out[at] in placed:
+                at += 1
+            if cid in out:
+                if out.index(cid) < at:
+                    return
+                out.remove(cid)  # it was below: indices before ``at`` are unchanged
+            # scored just below its source, so that a consumer that merges several retrievals
+            # and re-sorts by score keeps it beside its source (its own legs' scores stay in
+            # Evidence.scores)
+            source = extra.get(src, pool.get(src, 0.0))
+            extra[cid] = round(max(pool.get(cid, 0.0), source * _BESIDE_SOURCE), 6)
+            placed.add(cid)
+            out.insert(at, cid)
+
+        for cid in order[:_COUNTERPART_SEEDS]:
+            chunk = self._chunks.get(cid)
+            if chunk is None or not chunk.clause:
+                continue  # a title, preamble or signature line states no rule to compare
+            # a clause that defers to one or two others ("具体比例详见第十二条") is answered
+            # by them: they follow it, whatever their own keyword score
+            refs = _unique(e.dst for e in self.store.edges([cid], kind="REFERENCES", direction="out")
+                           if e.dst != cid)
+            if 0 < len(refs) <= _DEFERRAL_FANOUT:
+                self._load(refs)
+                for ref in refs:
+                    if ref in self._chunks:
+                        place(cid, ref)
+            # the other versions of its document: the one it supersedes and the one that
+            # supersedes it (a question pinned to an old year still needs the current rule)
+            older = [e.dst for e in self.store.edges([chunk.doc_id], kind="SUPERSEDES", direction="out")]
+            newer = [e.src for e in self.store.edges([chunk.doc_id], kind="SUPERSEDES", direction="in")]
+            versions = _unique(d for d in [*newer[:1], *older] if d != chunk.doc_id)
+            for doc in versions[:_COUNTERPART_DOCS]:
+                match = self._counterpart(chunk, doc)
+                if match is None:
+                    continue
+                if _numbers(self._chunks[match].text) == _numbers(chunk.text):
+                    continue  # the same rule restated: nothing to arbitrate, only noise
+                place(cid, match)
+            # another document already in the evidence (a national rule beside a provincial
+            # one) whose clause on the same matter states other numbers: a disagreement to show
+            for doc in peers:
+                if peer_added >= _PEER_MAX or doc == chunk.doc_id or doc in versions:
+                    continue
+                match = self._counterpart(chunk, doc, _PEER_MIN)
+                if match is None or _numbers(self._chunks[match].text) == _numbers(chunk.text):
+                    continue
+                if match not in out[:out.index(cid) + 1]:
+                    place(cid, match)
+                    peer_added += 1
+        if extra:
+            trace.append(TraceEvent(kind="retrieve", tool="graph", evidence_ids=sorted(extra),
+                                    detail=f"{len(extra)} referenced or older-version clause(s) added beside their sources"))
+        kept = out[:k]
+        return kept, {c: s for c, s in extra.items() if c in kept}
+
+    def _counterpart(self, chunk: Chunk, doc_id: str, min_sim: float = 0.3) -> str | None:
+        """The clause of ``doc_id`` (an older version) that says what ``chunk`` says: the most
+        similar wording (character bigrams), the same clause number breaking near-ties, since a
+        revision may renumber its clauses."""
+        candidates = [c for c in self.store.chunks(doc_id) if c.kind == chunk.kind and c.clause]
+        self._chunks.update({c.chunk_id: c for c in candidates})
+        grams = _bigrams(chunk.text)
+        best, best_score = None, 0.0
+        for c in candidates:
+            sim = _jaccard(grams, _bigrams(c.text))
+            score = sim + (0.05 if chunk.clause_no and c.clause_no == chunk.clause_no else 0.0)
+            if sim >= min_sim and score > best_score:
+                best, best_score = c.chunk_id, score
+        return best
+
+    def _dedupe(self, ordered: list[str], k: int, route: RouteDecision,
+                trace: list[TraceEvent]) -> list[str]:
+        """Drop near-duplicate text from another document, keeping the current/newer copy (the
+        pinned year's copy when the question pins one). Only the head that can reach the result
+        (3·k, at most 100) is checked; bigram Jaccard is computed only for pairs sharing most
+        of their sampled 8-grams (texts ≥ 0.9 alike do), so the check stays about linear."""
+        limit = min(max(3 * k, 30), _DEDUP_HEAD)
+        kept: list[str] = []
+        keys_of: dict[str, set[str]] = {}
+        grams: dict[str, set[str]] = {}
+        index: dict[str, list[str]] = {}
+        dropped: list[str] = []
+
+        def bigrams(cid: str) -> set[str]:
+            if cid not in grams:
+                grams[cid] = _bigrams(self._chunks[cid].text)
+            return grams[cid]
+
+        def near(a: str, b: str) -> bool:
+            # versions that differ in a number are a conflict to show, not a duplicate
+            if _numbers(self._chunks[a].text) != _numbers(self._chunks[b].text):
+                return False
+            ga, gb = bigrams(a), bigrams(b)
+            return (min(len(ga), len(gb)) >= _DEDUP_JACCARD * max(len(ga), len(gb))
+                    and _jaccard(ga, gb) >= _DEDUP_JACCARD)
+
+        for cid in ordered[:limit]:
+            keys = _sampled_grams(_squash(self._chunks[cid].text))
+            shared = Counter(o for key in keys for o in index.get(key, ()) if o in keys_of)
+            dup = next((o for o, n in shared.items()
+                        if n >= 0.5 * min(len(keys), len(keys_of[o]))
+                        and self._chunks[o].doc_id != self._chunks[cid].doc_id and near(cid, o)), None)
+            if dup is None:
+                kept.append(cid)
+            elif _currency(self._chunks[cid], route) > _currency(self._chunks[dup], route):
+                kept[kept.index(dup)] = cid
+                del keys_of[dup]
+                dropped.append(dup)
+            else:
+                dropped.append(cid)
+                continue
+            keys_of[cid] = keys
+            for key in keys:
+                index.setdefault(key, []).append(cid)
+        if dropped:
+            trace.append(TraceEvent(kind="dedupe", evidence_ids=dropped,
+                                    detail=f"{len(dropped)} near-duplicate chunk(s) dropped"))
+        return kept + ordered[limit:]
+
+    def _diversify(self, order: list[str], pool: dict[str, float], trace: list[TraceEvent]) -> list[str]:
+        """Top five from at least two documents when another document is relevant too."""
+        head = order[:5]
+        if len(head) < 5 or len({self._chunks[c].doc_id for c in head}) > 1:
+            return order
+        top = pool.get(order[0], 0.0)
+        doc = self._chunks[head[0]].doc_id
+        other = next((c for c in order[5:] if self._chunks[c].doc_id != doc
+                      and pool.get(c, 0.0) >= 0.5 * top), None)
+        if other is None:
+            return order
+        trace.append(TraceEvent(kind="diversity", evidence_ids=[other],
+                                detail=f"moved {other} into the top 5 (all were from {doc})"))
+        rest = [c for c in order if c != other]
+        return rest[:4] + [other] + rest[4:]
+
+    # store access
+    def _load(self, ids: Iterable[str]) -> None:
+        missing = [c for c in ids if c not in self._chunks]
+        if missing:
+            self._chunks.update({c.chunk_id: c for c in self.store.get_chunks(missing)})
+
+    def _get(self, ids: Sequence[str]) -> list[Chunk]:
+        self._load(ids)
+        return [self._chunks[c] for c in ids if c in self._chunks]
+
+
+# -- helpers ------------------------------------------------------------------------------------
+
+def _is_name(entity: str, question: str) -> bool:
+    """A proper name (capitalized) or a title quoted in the question (《…》, “…”)."""
+    return entity[:1].isupper() or any(f"{a}{entity}{b}" in question
+                                       for a, b in (("《", "》"), ("“", "”"), ('"', '"')))
+
+
+def _pool(queries: list[_Query]) -> dict[str, float]:
+    """Every chunk's best score over the queries that found it; later rounds discounted a bit so
+    the question's own best hits stay first."""
+    pool: dict[str, float] = {}
+    for q in queries:
+        if not q.fused:
+            continue
+        top = max(q.fused.values()) or 1.0
+        discount = 0.9 ** (q.round - 1) * (1.0 if q.role == "main" else 0.95)
+        # an entity/bridge query is there to find that entity's own page; its other hits are
+        # weaker evidence than the question's own
+        own = set(q.ranked[:1]) if q.role != "main" else set()
+        for cid, s in q.fused.items():
+            v = s / top * discount * (1.0 if q.role == "main" or cid in own else _SIDE_HITS)
+            if v > pool.get(cid, -1.0):
+                pool[cid] = round(v, 6)
+    return pool
+
+
+def _strength(queries: list[_Query]) -> dict[str, float]:
+    """Each chunk's best direct-hit score over the queries: BM25 divided by the query's best,
+    vector min-max normalized; graph hits are not seeds of further graph hits."""
+    out: dict[str, float] = {}
+    for q in queries:
+        for name, scores in q.legs.items():
+            if name == "graph" or not scores:
+                continue
+            norm = _minmax(scores, zero_floor=name == "bm25")
+            for cid, v in norm.items():
+                if v > out.get(cid, -1.0):
+                    out[cid] = v
+    return out
+
+
+def _top(scores: dict[str, float], n: int) -> list[tuple[str, float]]:
+    return sorted(scores.items(), key=lambda kv: (-kv[1], kv[0]))[:n]
+
+
+def _position(chunk: Chunk) -> float:
+    if chunk.kind != "body":
+        return POSITION_WEIGHTS.get(chunk.kind, chunk.position_weight)
+    return chunk.position_weight
+
+
+def _hops_needed(rels: Sequence[str], question: str = "") -> int:
+    """How many bridge hops the question seems to chain: one per relation word ("grandfather",
+    "uncle", "in-law" chain two), or one per nested clause ("the state where the performer of
+    X died" -> 2), whichever is larger."""
+    by_rel = sum(2 if r in ("grandfather", "grandmother", "uncle", "aunt", "in-law", "祖父", "祖母") else 1
+                 for r in rels)
+    nested = len(_RE_NESTED.findall(re.sub(r"^\s*\w+", "", question)))  # not the opening wh-word
+    return max(by_rel, min(nested, 3))
+
+
+def _without_pinned_year(text: str, route: RouteDecision) -> str:
+    """The query without the year the question pins: the pin is applied as metadata (a filter
+    and a boost), while as a keyword it matches every date line of that year ("2024年1月15日",
+    "本规定自2024年3月1日起施行") rather than the rule asked about."""
+    if not route.version.isdigit():
+        return text
+    stripped = re.sub(rf"(?<!\d){route.version}\s*(?:年版|年度|年的|年|版)?(?!\d)", " ", text)
+    stripped = re.sub(r"\s+", " ", stripped).strip()
+    return stripped if re.search(r"\w", stripped) else text
+
+
+def _doc_year_matches(chunk: Chunk, year: int) -> bool:
+    if chunk.version and str(year) in chunk.version:
+        return True
+    return chunk.publish_date is not None and chunk.publish_date.year == year
+
+
+def _place_variants(places: Sequence[str]) -> list[str]:
+    out: list[str] = []
+    for p in places:
+        base = re.sub(r"(特别行政区|自治区|省|市)$", "", p)
+        out += [p, base, f"{base}省", f"{base}市"]
+    return _unique(v for v in out if v)
+
+
+def _currency(chunk: Chunk, route: RouteDecision) -> tuple[int, int, dt.date]:
+    pinned = route.version.isdigit() and _doc_year_matches(chunk, int(route.version))
+    return (int(pinned), 1 if chunk.status == "active" else 0, chunk.publish_date or dt.date.min)
+
+
+def _numbers(text: str) -> list[str]:
+    return re.findall(r"\d+(?:\.\d+)?|[零〇一二两三四五六七八九十百千万]+", text)
+
+
+def _squash(text: str) -> str:
+    return re.sub(r"\s+", "", text.lower())
+
+
+def _bigrams(text: str) -> set[str]:
+    t = _squash(text)
+    return {t[i:i + 2] for i in range(len(t) - 1)} or {t}
+
+
+def _sampled_grams(t: str) -> set[str]:
+    """Content-defined sample of a text's 8-grams (about one in eight, the same ones in any
+    text that contains them); short texts use the whole text."""
+    if len(t) < 16:
+        return {t}
+    # str hashes vary between processes but not within one, which is all this needs
+    return {g for g in (t[i:i + 8] for i in range(len(t) - 7)) if hash(g) & 7 == 0} or {t[:8]}
+
+
+def _jaccard(a: set[str], b: set[str]) -> float:
+    if not a or not b:
+        return 0.0
+    return len(a & b) / len(a | b)
+
+
+def _norm_query(text: str) -> str:
+    return re.sub(r"[\W_]+", " ", text.casefold()).strip()
+
+
+def _unique(items: Iterable[str]) -> list[str]:
+    return list(dict.fromkeys(items))
+
+
+def _ms(t0: float) -> float:
+    return round((time.perf_counter() - t0) * 1000, 3)

@@ -1,0 +1,524 @@
+"""The Router: question -> :class:`RouteDecision` (intent path, slots, normalized query, version).
+
+Deterministic and rule-driven, so it is also the fallback whenever an LLM router fails:
+
+    >>> r = Router().route("按照2023年的规定，退休人员在深圳市住院能报多少？")
+    >>> r.intent, r.version, r.slots.places, r.slots.persons
+    (['医保', '报销', '比例'], '2023', ['深圳市'], ['退休人员'])
+
+Everything domain-specific lives in data files the user can replace or extend: the intent tree
+(``intents.json``), the colloquial->formal rule table (``colloquial.json``) and the lexicon of
+named entities, places and person categories (``lexicon.txt``). A route whose confidence is below
+``RouterSettings.min_confidence``, or a candidate route (for example an LLM's JSON) that fails
+validation, is replaced by the default route and marked ``fallback=True``.
+"""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from agentic_rag.config import RouterSettings
+from agentic_rag.errors import ConfigError
+from agentic_rag.numerals import cn_to_int, normalize_digits
+from agentic_rag.tokenizer import detect_language
+from agentic_rag.types import RouteDecision, Slots
+
+__all__ = ["Router", "IntentNode", "load_intent_tree", "extract_names"]
+
+_CJK = re.compile(r"[\u3400-\u9fff]")
+
+
+# -- intent tree ------------------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class IntentNode:
+    name: str
+    keywords: tuple[str, ...] = ()
+    children: tuple[IntentNode, ...] = ()
+
+
+@dataclass(frozen=True)
+class IntentTree:
+    nodes: tuple[IntentNode, ...]
+    fallback: tuple[str, ...] = ("general",)
+
+
+def _parse_node(raw: Any, where: str) -> IntentNode:
+    if not isinstance(raw, Mapping) or not isinstance(raw.get("name"), str) or not raw["name"]:
+        raise ConfigError(f"{where}: every intent node needs a non-empty 'name'")
+    keywords = raw.get("keywords", [])
+    if not isinstance(keywords, list) or not all(isinstance(k, str) and k for k in keywords):
+        raise ConfigError(f"{where}: intent {raw['name']!r}: 'keywords' must be a list of strings")
+    children = raw.get("children", [])
+    if not isinstance(children, list):
+        raise ConfigError(f"{where}: intent {raw['name']!r}: 'children' must be a list")
+    return IntentNode(raw["name"], tuple(k.lower() for k in keywords),
+                      tuple(_parse_node(c, where) for c in children))
+
+
+def load_intent_tree(path: str | Path | None = None) -> IntentTree:
+    """Read an intent tree JSON file (``None`` -> the packaged default); ConfigError names the file."""
+    where, text = _read_data(path, "intents.json")
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{where}: invalid JSON: {exc}") from exc
+    if not isinstance(raw, Mapping) or not isinstance(raw.get("nodes"), list):
+        raise ConfigError(f"{where}: an intent tree is an object with a 'nodes' list")
+    fallback = raw.get("fallback", ["general"])
+    if not isinstance(fallback, list) or not fallback or not all(isinstance(f, str) for f in fallback):
+        raise ConfigError(f"{where}: 'fallback' must be a non-empty list of strings")
+    return IntentTree(tuple(_parse_node(n, where) for n in raw["nodes"]), tuple(fallback))
+
+
+def _read_data(path: str | Path | None, default_name: str) -> tuple[str, str]:
+    if path is None:
+        res = resources.files("agentic_rag") / "data" / default_name
+        return f"<packaged {default_name}>", res.read_text(encoding="utf-8")
+    p = Path(path)
+    try:
+        return str(p), p.read_text(encoding="utf-8")
+    except FileNotFoundError as exc:
+        raise ConfigError(f"{p}: file not found") from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{p}: cannot read: {exc}") from exc
+
+
+def _keyword_hit(keyword: str, text_lower: str) -> bool:
+    if _CJK.search(keyword) or not keyword[:1].isalnum():
+        return keyword in text_lower
+    # English keywords match whole words (and plurals), so "pay" does not fire inside "repayment"
+    return re.search(rf"(?<![a-z0-9]){re.escape(keyword)}(?:s|es)?(?![a-z0-9])", text_lower) is not None
+
+
+def _best_path(nodes: Iterable[IntentNode], text_lower: str) -> tuple[list[str], float, int]:
+    """(path, score, matched levels) of the best-scoring path. A node scores the summed length
+    of its matched keywords (a keyword inside a longer matched one not counted again), halved
+    when an ancestor matched nothing, so "工作日" alone does not outweigh "员工 ... 假"; a path
+    ends at a node that matches itself."""
+    best: tuple[list[str], float, int] = ([], 0.0, 0)
+    stack: list[tuple[IntentNode, list[str], float, int, bool]] = [(n, [], 0.0, 0, True) for n in nodes]
+    while stack:  # bounded by the tree size: every node is visited once
+        node, prefix, score, levels, anchored = stack.pop()
+        hits = _longest(k for k in node.keywords if _keyword_hit(k, text_lower))
+        gain = sum(len(k) for k in hits) * (1.0 if anchored else 0.5)
+        path, total, matched = [*prefix, node.name], score + gain, levels + (1 if hits else 0)
+        if hits and (total, matched, -len(path)) > (best[1], best[2], -len(best[0])):
+            best = (path, total, matched)
+        for child in node.children:
+            stack.append((child, path, total, matched, anchored and bool(hits)))
+    return best
+
+
+# -- lexicon and colloquial rules -----------------------------------------------------------------
+
+@dataclass
+class Lexicon:
+    entities: set[str] = field(default_factory=set)
+    places: set[str] = field(default_factory=set)
+    persons: set[str] = field(default_factory=set)
+
+    def add(self, term: str, category: str = "entity") -> None:
+        term = term.strip()
+        if not term:
+            return
+        {"place": self.places, "person": self.persons}.get(category, self.entities).add(term)
+
+    def load(self, path: str | Path | None) -> None:
+        where, text = _read_data(path, "lexicon.txt")
+        for n, line in enumerate(text.splitlines(), 1):
+            line = line.split("#", 1)[0].rstrip()
+            if not line.strip():
+                continue
+            term, _, category = line.partition("\t")
+            category = category.strip() or "entity"
+            if category not in ("entity", "place", "person"):
+                raise ConfigError(f"{where}:{n}: unknown lexicon category {category!r} "
+                                  "(use entity, place or person)")
+            self.add(term, category)
+
+
+def load_colloquial(path: str | Path | None = None) -> dict[str, str]:
+    where, text = _read_data(path, "colloquial.json")
+    try:
+        raw = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{where}: invalid JSON: {exc}") from exc
+    rules = raw.get("rules", raw) if isinstance(raw, Mapping) else None
+    if not isinstance(rules, Mapping) or not all(
+            isinstance(k, str) and k and isinstance(v, str) for k, v in rules.items()):
+        raise ConfigError(f"{where}: colloquial rules must map phrases to strings")
+    return {k.lower(): v for k, v in rules.items() if k != "description"}
+
+
+# -- slot patterns ----------------------------------------------------------------------------
+
+_YEAR_NUM = r"(?:19|20)\d{2}"
+_YEAR_CN = r"[一二三四五六七八九][〇零○一二三四五六七八九]{3}"
+_RE_ISO_DATE = re.compile(rf"(?<!\d)({_YEAR_NUM})[-/.](\d{{1,2}})[-/.](\d{{1,2}})(?!\d)")
+_RE_CN_DATE = re.compile(rf"({_YEAR_NUM}|{_YEAR_CN})年([0-9]{{1,2}}|[一二三四五六七八九十]{{1,3}})月"
+                         r"([0-9]{1,2}|[一二三四五六七八九十]{1,3})[日号]")
+_RE_CN_YEAR = re.compile(rf"({_YEAR_NUM}|{_YEAR_CN})\s*年(?!代)")
+_RE_EN_YEAR = re.compile(rf"(?<![\d.,])({_YEAR_NUM})(?![\d%])")
+_RE_AMOUNT = re.compile(
+    r"(?:[$￥¥]\s?\d[\d,]*(?:\.\d+)?)"
+    r"|(?:\d[\d,]*(?:\.\d+)?\s*(?:万元|亿元|千元|元|块钱|块|%|％|个百分点|percent|yuan|rmb|usd|dollars?|eur))"
+    r"|(?:百分之[零一二三四五六七八九十百点]+)"
+    r"|(?:[一二三四五六七八九十百千两]+(?:万元|千元|元|块钱))", re.IGNORECASE)
+_CN_NUM = r"[零〇一二三四五六七八九十百千两\d]+"
+_RE_CLAUSE = re.compile(
+    rf"第{_CN_NUM}条(?:之{_CN_NUM})?|第{_CN_NUM}[章节款项]"
+    r"|(?:Article|Section|Clause|Art\.|Sec\.|§)\s*\d+(?:\.\d+)*[A-Za-z]?", re.IGNORECASE)
+_PLACE_SUFFIX = r"(?:特别行政区|自治区|自治州|自治县|省|市|县|区)"
+_RE_PLACE = re.compile(rf"([\u4e00-\u9fff]{{2,4}}?{_PLACE_SUFFIX})")
+#: words that end in a place suffix but are not places (地区, 市区, 本市, 全省, 异地 ...)
+_NOT_PLACE_HEAD = set("本全该各外他异跨城社市辖地特省县区小郊山景园校厂矿")
+_PLACE_LEFT = set("在去到从和与及、，,的往赴至于是为我")
+_RE_PIN_ZH = re.compile(
+    rf"(?:按照?|根据|依据|依照|参照|以|适用|执行)\s*({_YEAR_NUM}|{_YEAR_CN})\s*年?(?:版|度)?"
+    r"[^，。？?！!,]{0,12}?(?:规定|政策|标准|办法|通知|文件|版本|规则|条例|细则|目录|的)"
+    rf"|({_YEAR_NUM}|{_YEAR_CN})\s*(?:年版|版|年度版本|年的版本|年修订版)")
+_RULE_NOUN_EN = (r"(?:policy|policies|rules?|regulations?|version|edition|notice|guidelines?|standards?|law|"
+                 r"handbook|measures?|provisions?|circular|agreement|contract|amendment)")
+# "under the 2023 travel policy", "the 2023 policy says", "2023's policy", "the travel policy of
+# 2023", "the policy (2023)", "the 2023 version": a year that names a document's version
+_RE_PIN_EN = re.compile(
+    rf"(?:\bthe|'s)\s+({_YEAR_NUM})\s+(?:[\w\-]+\s+){{0,3}}?{_RULE_NOUN_EN}\b"
+    rf"|(?<![\d.,])({_YEAR_NUM})(?:'s|’s)\s+(?:[\w\-]+\s+){{0,3}}?{_RULE_NOUN_EN}\b"
+    rf"|{_RULE_NOUN_EN}\s+(?:of|from|dated|issued in|published in)\s+({_YEAR_NUM})(?![\d%])"
+    rf"|{_RULE_NOUN_EN}\s*[(（]({_YEAR_NUM})[)）]"
+    rf"|({_YEAR_NUM})\s+(?:version|edition)", re.IGNORECASE)
+_FILLERS_ZH = ("请问", "怎么样", "怎么", "怎样", "如何", "是不是", "能不能", "可不可以", "吗", "呢", "啊", "呀", "吧")
+_PUNCT = re.compile(r"(?<!\d)\.|\.(?!\d)|[\s,，。!！?？;；:：、\"'“”‘’（）()\[\]【】<>《》]+")
+
+# English proper names: capitalized words, joined by a few lowercase connectors ("of", "de", ...)
+# a name word: initials ("J. R."), a few abbreviations ("St."), a capitalized word, or a number;
+# a sentence-final period never belongs to the name ("... Gurinder Chadha. The film")
+_NAME_WORD = (r"(?:[A-Z]\.(?:\s?[A-Z]\.)*|(?:St|Jr|Sr|Dr|Mr|Mrs|Ms|Mt|Ft|Co|Inc)\.|[A-Z][\w'’\-]*"
+              r"|\d+(?:st|nd|rd|th)?)")
+# "and" is not a connector: "Are A and B both ..." must give two names
+_CONNECT = (r"(?:of|the|de|da|del|della|di|du|des|la|le|van|von|der|den|y|&|for|in|on|to|a|mac|ibn|bin|"
+            r"bint|al|el|zu|dos|das|do|ter|ten|op|af|av)")
+# words join by spaces, connectors, or ": " (subtitles: "Wrong Turn 5: Bloodlines"); a trailing
+# parenthesized qualifier stays with the name ("Illusions (1982 Film)", "Come Dance With Me (Song)")
+_CAP_WORD = r"(?:[A-Z]\.(?:\s?[A-Z]\.)*|[A-Z][\w'’\-]*)"
+# after a connector only a capitalized word may follow ("Nina Berg in 1990" is no name)
+_RE_NAME = re.compile(rf"(?<![\w'])(?:{_NAME_WORD})"
+                      rf"(?:\s+(?:{_CONNECT}\s+)+{_CAP_WORD}|(?:\s+|:\s+)(?:{_NAME_WORD}))*"
+                      r"(?:\s\((?=[^()]*[A-Za-z])(?:[A-Z0-9][^()]{0,38})\))?")
+# "Beatrice I, Countess of Burgundy", "Frederick I, Holy Roman Emperor": a title after a comma
+_RE_STYLED = re.compile(r",\s(?:[A-Z][\w'’\-]*\s){0,3}(?:of|von|de)\s(?:the\s)?[A-Z][\w'’\-]*(?:\s[A-Z][\w'’\-]*)?")
+_RE_REGNAL = re.compile(r",\s[A-Z][\w'’\-]*(?:\s[A-Z][\w'’\-]*){0,2}")
+_ALWAYS_DROP = frozenset({"according", "please"})
+_RE_QUOTED = re.compile(r"[\"“]([^\"”]{2,80})[\"”]|《([^》]{1,60})》")
+_QUESTION_WORDS = {"who", "what", "when", "where", "which", "why", "how", "whose", "whom", "is", "are",
+                   "was", "were", "do", "does", "did", "can", "could", "will", "would", "should",
+                   "has", "have", "had", "in", "on", "at", "the", "a", "an", "if", "for", "of", "and",
+                   "or", "both", "between", "from", "by", "as", "to", "with", "according", "under",
+                   "after", "before", "during", "since", "about", "per", "name", "list", "tell",
+                   "give", "find", "it", "this", "that", "there", "these", "those", "please",
+                   # sentence starters of passages ("She was born ...", "Also in 1990 ...")
+                   "he", "she", "his", "her", "hers", "its", "they", "their", "we", "our", "you",
+                   "also", "other", "however", "although", "while", "despite", "later", "then",
+                   "here", "following", "today", "currently", "originally",
+                   "some", "many", "most", "each", "every", "all", "one", "two", "three",
+                   "within", "without", "i", "my", "me"}
+
+
+def _cn_year(s: str) -> int:
+    return cn_to_int(s) or 0
+
+
+def _cn_small(s: str) -> int:
+    return cn_to_int(s) or 0
+
+
+def _unique(items: Iterable[Any]) -> list[Any]:
+    return list(dict.fromkeys(items))
+
+
+_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
+           "october", "november", "december")
+#: nationality adjectives are capitalized but name no entity ("an American actress")
+_RE_DEMONYM = re.compile(r"(?:[A-Z][a-z]+(?:ian|ese|ish|ean))|American|German|Korean|Mexican|"
+                         r"African|Cuban|Roman|Dutch|French|Greek|Thai|Swiss|Welsh|Scots|Czech|Kenyan|"
+                         r"Moroccan|Sri Lankan|Puerto Rican|Chilean|Peruvian|Serbian|Slovak|Croat")
+
+
+def _not_a_name(span: str) -> bool:
+    words = span.split()
+    if words[0].lower() in _MONTHS and (len(words) == 1 or words[1][:1].isdigit()):
+        return True
+    return len(words) <= 2 and all(_RE_DEMONYM.fullmatch(w) for w in words)
+
+
+def extract_names(text: str) -> list[str]:
+    """Proper-name spans of English text (capitalized runs with connectors such as "of") and
+    quoted titles, longest first, question words stripped: used as entity slots and by multi-hop.
+
+    >>> extract_names("When did Lothair II's mother die?")
+    ['Lothair II']
+    """
+    names: list[str] = []
+    for m in _RE_QUOTED.finditer(text):
+        quoted = (m.group(1) or m.group(2)).strip()
+        # a quoted title starts like one; a quoted remark ("the worst mistake ...") does not
+        if m.group(2) or quoted[:1].isupper() or quoted[:1].isdigit():
+            names.append(quoted)
+    consumed = 0  # end of a styled name ("X, Countess of Y") already taken whole
+    for m in _RE_NAME.finditer(text):
+        if m.start() < consumed:
+            continue
+        words = m.group(0).split()
+        # drop leading question words / determiners at a sentence start ("Are A and B ...",
+        # "The film ..."); mid-sentence they belong to a title ("song When The Stars Go Blue")
+        before = text[:m.start()].rstrip()
+        at_start = not before or before[-1] in ".!?:;\"“(\n"
+        while words and (at_start or words[0].lower() in _ALWAYS_DROP) \
+                and (words[0].lower().strip("'’") in _QUESTION_WORDS
+                     or re.fullmatch(r"[A-Z][a-z]{3,}(?:ed|ing|ly)", words[0])):
+            # a sentence opening with a participle or adverb ("Founded in 1930", "Situated in")
+            words = words[1:]
+        while words and not words[0][:1].isupper():  # a name starts capitalized
+            words = words[1:]
+        while words and re.fullmatch(_CONNECT, words[-1]):
+            words = words[:-1]
+        if not words:
+            continue
+        span = " ".join(words)
+        styled = _RE_STYLED.match(text, m.end()) or (
+            _RE_REGNAL.match(text, m.end()) if re.fullmatch(r"[IVX]{1,4}", words[-1]) else None)
+        if styled and not re.search(r"(?:'s|’s)$", span):
+            span += styled.group(0)
+            consumed = styled.end()
+        span = re.sub(r"(?:'s|’s|'|’)$", "", span).rstrip(".,")
+        if len(span) < 2 or not span[0].isupper() or _not_a_name(span):
+            continue
+        names.append(span)
+    return _unique(n for n in names if n)
+
+
+# -- the router -------------------------------------------------------------------------------
+
+class Router:
+    """Rule-based Router; see the module docstring. Data files come from ``settings`` (``None``
+    fields -> packaged defaults; a user lexicon *extends* the packaged one); ``lexicon_terms``
+    adds more entity terms, e.g. the defined terms the ingest pipeline found."""
+
+    def __init__(self, settings: RouterSettings | None = None, lexicon_terms: Iterable[str] = ()) -> None:
+        self.settings = settings or RouterSettings()
+        self.tree = load_intent_tree(self.settings.intent_tree)
+        self.lexicon = Lexicon()
+        self.lexicon.load(None)
+        if self.settings.lexicon is not None:
+            self.lexicon.load(self.settings.lexicon)
+        for term in lexicon_terms:
+            self.lexicon.add(term)
+        self.colloquial = load_colloquial(self.settings.colloquial_rules)
+        self._colloquial_keys = sorted(self.colloquial, key=len, reverse=True)
+
+    # public API
+    def dictionary_terms(self) -> list[str]:
+        """The lexicon's Chinese terms (entities, places, person categories), for the index's
+        word-segmentation dictionary (``store.add_terms``) so they stay whole in documents and
+        queries alike. Adding them only at query time would split index and query differently."""
+        terms = self.lexicon.entities | self.lexicon.places | self.lexicon.persons
+        return sorted(t for t in terms if _CJK.search(t) and len(t) >= 2)
+
+    def route(self, question: str) -> RouteDecision:
+        """Route one question; never raises on odd input (empty, huge, binary-ish text)."""
+        question = normalize_digits(question or "").strip()
+        language = detect_language(question)
+        normalized = self.normalize(question) if self.settings.normalize_colloquial else question
+        query = self._query_text(normalized, language)
+        text_lower = f"{question}\n{normalized}".lower()
+        path, score, levels = _best_path(self.tree.nodes, text_lower)
+        slots = self.slots(question)
+        version = self.version(question)
+        confidence = self._confidence(question, path, levels, slots)
+        from agentic_rag.agents.multihop import decompose  # multihop uses extract_names from here
+
+        route = RouteDecision(question=question, intent=path or list(self.tree.fallback), slots=slots,
+                              query=query, version=version, language=language,
+                              confidence=confidence,
+                              subqueries=decompose(question, slots.entities) or self.question_parts(question))
+        if confidence < self.settings.min_confidence or not path:
+            return self.default_route(question, base=route)
+        return route
+
+    def from_candidate(self, question: str, candidate: Any) -> RouteDecision:
+        """Validate a route proposed by someone else (an LLM's JSON, a user's override). Anything
+        that does not validate, or is below the confidence threshold, becomes the default route."""
+        try:
+            data = json.loads(candidate) if isinstance(candidate, (str, bytes)) else candidate
+            if isinstance(data, Mapping):
+                data = {"question": question, **data}
+            route = RouteDecision.model_validate(data)
+        except (ValidationError, ValueError, TypeError):
+            return self.default_route(question)
+        if route.confidence < self.settings.min_confidence:
+            return self.default_route(question, base=route)
+        return route
+
+    def default_route(self, question: str, base: RouteDecision | None = None) -> RouteDecision:
+        """The route used when intent classification is unsure: the generic intent, the
+        deterministic slots/version/query kept (they come from exact patterns), fallback marked."""
+        if base is None:
+            from agentic_rag.agents.multihop import decompose
+
+            question = normalize_digits(question or "").strip()
+            language = detect_language(question)
+            normalized = self.normalize(question) if self.settings.normalize_colloquial else question
+            slots = self.slots(question)
+            base = RouteDecision(question=question, slots=slots,
+                                 query=self._query_text(normalized, language),
+                                 version=self.version(question), language=language,
+                                 subqueries=decompose(question, slots.entities) or self.question_parts(question))
+        return base.model_copy(update={"intent": list(self.tree.fallback), "fallback": True})
+
+    def question_parts(self, question: str) -> list[str]:
+        """The normalized queries of a question that asks two or three things ("……可以通过哪些
+        渠道办理？……支付比例会降低吗？", "Who must approve X, and which class of Y?"), so each
+        part is searched on its own; [] for a single question. A part needs two content words."""
+        pieces = [p for p in _RE_PART_SPLIT.split(question) if p and p.strip()]
+        if len(pieces) < 2 or any(_RE_ELLIPTICAL.search(p) for p in pieces):
+            return []  # "……？那申请期限呢？" leans on the part before: it is one question
+        out: list[str] = []
+        for piece in pieces[:3]:
+            normalized = self.normalize(piece) if self.settings.normalize_colloquial else piece
+            query = self._query_text(normalized, detect_language(piece))
+            if len(_content_words(query)) >= 2:
+                out.append(query)
+        return _unique(out) if len(out) >= 2 else []
+
+    def normalize(self, question: str) -> str:
+        """Apply the colloquial->formal rules (longest phrase first, each position rewritten once)."""
+        if not self._colloquial_keys:
+            return question
+        out, i, lower = [], 0, question.lower()
+        while i < len(question):  # bounded: i advances every iteration
+            for key in self._colloquial_keys:
+                if lower.startswith(key, i):
+                    out.append(f" {self.colloquial[key]} ")
+                    i += len(key)
+                    break
+            else:
+                out.append(question[i])
+                i += 1
+        return re.sub(r"\s+", " ", "".join(out)).strip()
+
+    def slots(self, question: str) -> Slots:
+        question = normalize_digits(question)
+        dates: list[dt.date] = []
+        for m in _RE_ISO_DATE.finditer(question):
+            dates += _safe_date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
+        for m in _RE_CN_DATE.finditer(question):
+            dates += _safe_date(_cn_year(m.group(1)), _cn_small(m.group(2)), _cn_small(m.group(3)))
+        years = [_cn_year(m.group(1)) for m in _RE_CN_YEAR.finditer(question)]
+        years += [int(m.group(1)) for m in _RE_EN_YEAR.finditer(question)]
+        years += [d.year for d in dates]
+        lower = question.lower()
+        return Slots(
+            places=self._places(question),
+            years=sorted(set(years)),
+            dates=_unique(dates),
+            amounts=_unique(m.group(0).strip() for m in _RE_AMOUNT.finditer(question)),
+            persons=_longest(t for t in self.lexicon.persons if _keyword_hit(t.lower(), lower)),
+            entities=self._entities(question),
+            clauses=_unique(re.sub(r"\s+", " ", m.group(0)) for m in _RE_CLAUSE.finditer(question)),
+        )
+
+    def version(self, question: str) -> str:
+        """A pinned year ("按照2023年的规定", "under the 2023 policy") or "latest"."""
+        for rx in (_RE_PIN_ZH, _RE_PIN_EN):
+            m = rx.search(question)
+            if m:
+                raw = next(g for g in m.groups() if g)
+                return str(_cn_year(raw))
+        return "latest"
+
+    # internals
+    def _places(self, question: str) -> list[str]:
+        found: list[str] = []
+        for m in _RE_PLACE.finditer(question):
+            span = m.group(1)
+            # no word boundaries in Chinese: cut the match after the last particle
+            # ("我在深圳市" -> "深圳市"), keeping at least two characters before the suffix
+            cuts = [i for i, ch in enumerate(span[:-3]) if ch in _PLACE_LEFT]
+            if cuts:
+                span = span[cuts[-1] + 1:]
+            # "跨省", "外省", "本市", "市区": a relative word before the suffix is no place name
+            if span[0] in _NOT_PLACE_HEAD or span[-2] in _NOT_PLACE_HEAD or len(span) < 3:
+                continue
+            found.append(span)
+        for name in self.lexicon.places:
+            if name in question and not any(name in f for f in found):
+                found.append(name)
+        return _unique(found)
+
+    def _entities(self, question: str) -> list[str]:
+        lower = question.lower()
+        terms = [t for t in self.lexicon.entities if _keyword_hit(t.lower(), lower)]
+        names = extract_names(question) if detect_language(question) == "en" else [
+            (m.group(1) or m.group(2)).strip() for m in _RE_QUOTED.finditer(question)]
+        return _unique([*names, *_longest(terms)])
+
+    def _query_text(self, normalized: str, language: str) -> str:
+        if language != "zh":
+            return normalized.strip()
+        text = normalized
+        for filler in _FILLERS_ZH:
+            text = text.replace(filler, " ")
+        return re.sub(r"\s+", " ", _PUNCT.sub(" ", text)).strip()
+
+    def _confidence(self, question: str, path: list[str], levels: int, slots: Slots) -> float:
+        if not question.strip():
+            return 0.0
+        conf = 0.1
+        if path:
+            conf += 0.35 + 0.1 * min(levels, 3)
+        if any([slots.places, slots.years, slots.amounts, slots.persons, slots.entities, slots.clauses]):
+            conf += 0.1
+        return round(min(conf, 1.0), 3)
+
+
+#: where one question ends and the next begins: ？ ; and ", and which/how/…" in English
+_RE_PART_SPLIT = re.compile(
+    r"[？?；;]+|,?\s+and\s+(?=(?:how|what|which|who|whom|whose|when|where|why|can|is|are|do|does|may|must)\b)",
+    re.IGNORECASE)
+
+
+#: a part that cannot stand alone: "那申请期限呢", "what about retirees"
+_RE_ELLIPTICAL = re.compile(r"^\s*(?:那么?|还有|另外|and\b|what about|how about)|呢\s*$", re.IGNORECASE)
+
+
+def _content_words(text: str) -> list[str]:
+    from agentic_rag.agents.compose import content_terms
+
+    return [t.text for t in content_terms(text)]
+
+
+def _safe_date(y: int, m: int, d: int) -> list[dt.date]:
+    try:
+        return [dt.date(y, m, d)]
+    except ValueError:
+        return []
+
+
+def _longest(terms: Iterable[str]) -> list[str]:
+    """Drop terms contained in a longer matched term (退休 inside 退休人员)."""
+    terms = sorted(set(terms), key=len, reverse=True)
+    kept: list[str] = []
+    for t in terms:
+        if not any(t in k for k in kept):
+            kept.append(t)
+    return kept

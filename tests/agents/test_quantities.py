@@ -1,0 +1,145 @@
+"""Quantities as a reader of a policy would read them, in Chinese and English."""
+
+from __future__ import annotations
+
+import pytest
+
+from agentic_rag.agents.quantities import (
+    comparable,
+    extract_quantities,
+    parse_number,
+    same_value,
+)
+
+
+def _one(text: str):
+    found = extract_quantities(text)
+    assert len(found) == 1, f"{text!r} -> {found}"
+    return found[0]
+
+
+@pytest.mark.parametrize(
+    ("text", "kind", "value", "unit"),
+    [
+        # percentages
+        ("报销比例为90%", "percent", 90.0, "%"),
+        ("报销比例为９０％", "percent", 90.0, "%"),
+        ("报销比例为百分之九十", "percent", 90.0, "%"),
+        ("支付比例为百分之七点五", "percent", 7.5, "%"),
+        ("个人负担九成", "percent", 90.0, "%"),
+        ("统筹支付九成五", "percent", 95.0, "%"),
+        ("滞纳金为千分之五", "percent", 0.5, "%"),
+        ("covers 90 percent of the cost", "percent", 90.0, "%"),
+        ("covers ninety percent of the cost", "percent", 90.0, "%"),
+        # money
+        ("最高支付3000元", "money", 3000.0, "CNY"),
+        ("最高支付三千元", "money", 3000.0, "CNY"),
+        ("年度限额1.5万元", "money", 15000.0, "CNY"),
+        ("补助￥1,200", "money", 1200.0, "CNY"),
+        ("capped at $500", "money", 500.0, "USD"),
+        ("capped at USD 1,500", "money", 1500.0, "USD"),
+        ("a budget of $1.5 million", "money", 1_500_000.0, "USD"),
+        ("up to 2,000 yuan", "money", 2000.0, "CNY"),
+        # durations: a working day is not a calendar day
+        ("备案需提前3个工作日", "duration", 3.0, "workday"),
+        ("备案需提前三个工作日", "duration", 3.0, "workday"),
+        ("5日内办结", "duration", 5.0, "day"),
+        ("5天内办结", "duration", 5.0, "day"),
+        ("5个自然日内", "duration", 5.0, "day"),
+        ("三十日内", "duration", 30.0, "day"),
+        ("有效期6个月", "duration", 6.0, "month"),
+        ("有效期为半年", "duration", 6.0, "month"),
+        ("两年内有效", "duration", 2.0, "year"),
+        ("within three business days", "duration", 3.0, "workday"),
+        ("within 30 calendar days", "duration", 30.0, "day"),
+        ("valid for 6 months", "duration", 6.0, "month"),
+        # dates
+        ("自2024年3月1日起施行", "date", "2024-03-01", "date"),
+        ("自二〇二四年三月一日起施行", "date", "2024-03-01", "date"),
+        ("effective 2024-03-01", "date", "2024-03-01", "date"),
+        ("effective March 1, 2024", "date", "2024-03-01", "date"),
+        ("effective 1 March 2024", "date", "2024-03-01", "date"),
+        ("2023年1月起", "date", "2023-01", "month"),
+        ("每年3月31日前申报", "date", "--03-31", "monthday"),
+        ("2023年发布", "date", "2023", "year"),
+        # counts and measures
+        ("每年最多报销2次", "count", 2.0, "次"),
+        ("每年最多报销两次", "count", 2.0, "次"),
+        ("at most 2 times a year", "count", 2.0, "次"),
+        ("年满60周岁", "number", 60.0, "岁"),
+        ("气温达到40℃以上", "number", 40.0, "℃"),
+        ("temperatures above 35°C", "number", 35.0, "℃"),
+        # percentage points are a difference of rates, never a rate
+        ("支付比例降低10个百分点", "percent", 10.0, "pp"),
+        ("reduced by 10 percentage points", "percent", 10.0, "pp"),
+    ],
+)
+def test_extracts_and_normalizes(text, kind, value, unit):
+    q = _one(text)
+    assert (q.kind, q.value, q.unit) == (kind, value, unit)
+    assert q.raw in text
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "依照第十二条办理",  # an ordinal clause number is not a quantity
+        "一次性补助",  # 一次 inside 一次性
+        "成为会员后一成不变",
+        "每月15日前申报",  # day of the month, not a 15-day duration
+        "参保人员应当按规定办理",
+    ],
+)
+def test_ignores_numbers_that_are_not_quantities(text):
+    assert [q for q in extract_quantities(text) if q.kind in ("count", "duration", "percent")] == []
+
+
+def test_reading_order_and_multiple_kinds():
+    found = extract_quantities("备案需提前3个工作日，报销比例为九成，最高3000元")
+    assert [q.kind for q in found] == ["duration", "percent", "money"]
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "same"),
+    [
+        ("5日", "5天", True),
+        ("5日", "5 days", True),
+        ("百分之九十", "90%", True),
+        ("九成", "90%", True),
+        ("1.5万元", "15000元", True),
+        ("二〇二四年三月一日", "2024-03-01", True),
+        ("2周", "14天", True),
+        ("1年", "12个月", True),
+        ("3个工作日", "3日", False),
+        ("3 business days", "3 days", False),
+        ("3个工作日", "5个工作日", False),
+        ("80%", "90%", False),
+        ("10个百分点", "10%", False),
+    ],
+)
+def test_same_value(a, b, same):
+    assert same_value(_one(a), _one(b)) is same
+
+
+@pytest.mark.parametrize(
+    ("a", "b", "expected"),
+    [
+        ("3个工作日", "5日", True),  # both durations: a real disagreement when about the same matter
+        ("80%", "九成", True),
+        ("3000元", "$500", False),  # different currencies
+        ("2024年3月1日", "2024年", False),  # different precision
+        ("3次", "5人", False),
+        ("90%", "3000元", False),
+    ],
+)
+def test_comparable(a, b, expected):
+    assert comparable(_one(a), _one(b)) is expected
+
+
+@pytest.mark.parametrize(
+    ("text", "value"),
+    [("1,500", 1500.0), ("1.5万", 15000.0), ("三千五百", 3500.0), ("七点五", 7.5),
+     ("二〇二四", 2024.0), ("twenty-five", 25.0), ("保险", None), ("", None)],
+)
+def test_parse_number(text, value):
+    assert parse_number(text) == value

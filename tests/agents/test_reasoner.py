@@ -1,0 +1,390 @@
+"""The Reasoner end to end on hand-built evidence: what a user reads in the Answer."""
+
+from __future__ import annotations
+
+import datetime as dt
+import re
+
+import pytest
+
+from agentic_rag.agents.reasoner import Reasoner
+from agentic_rag.numerals import int_to_cn
+from agentic_rag.types import Answer, AnswerSentence, Chunk, Evidence, RouteDecision, Slots, Table
+
+TODAY = dt.date(2025, 1, 1)
+NEW_TITLE = "江南省职工医保待遇办法"
+NEW = dict(title=NEW_TITLE, published=dt.date(2024, 6, 20), authority="江南省医疗保障局")
+OLD = dict(title=NEW_TITLE, published=dt.date(2023, 3, 10), authority="江南省医疗保障局",
+           status="repealed")
+
+
+def make_chunk(doc: str, clause_no: str, text: str, *, title: str, published: dt.date | None = None,
+               authority: str | None = None, status: str = "active", span_start: int = 100,
+               table: Table | None = None, clause: str | None = None, language: str = "zh") -> Chunk:
+    return Chunk(chunk_id=f"{doc}:a{clause_no}:0", doc_id=doc, ord=int(re.sub(r"\D", "", clause_no) or 0),
+                 text=text, clause=clause or f"第{int_to_cn(int(clause_no))}条", clause_no=clause_no, title=title,
+                 publish_date=published, authority=authority, status=status,
+                 span=(span_start, span_start + len(text)), table=table,
+                 kind="table" if table else "body", language=language)
+
+
+def ev(*chunks: Chunk, legs: list[str] | None = None) -> list[Evidence]:
+    return [Evidence(chunk=c, score=1.0 - i * 0.05, rank=i + 1, legs=legs or ["bm25"])
+            for i, c in enumerate(chunks)]
+
+
+def route(question: str, **kw) -> RouteDecision:
+    lang = "en" if re.fullmatch(r"[\x00-\x7f]+", question) else "zh"
+    return RouteDecision(question=question, query=question, language=lang, **kw)
+
+
+def ask(question: str, evidence: list[Evidence], **kw) -> Answer:
+    return Reasoner(today=TODAY).reason(question, route(question, **kw), evidence)
+
+
+FILING = make_chunk("new", "3", "第三条 异地就医备案需提前3个工作日办理。备案有效期为6个月。", **NEW)
+REFERRER = make_chunk("new", "8", "第八条 住院费用由统筹基金按比例支付，具体比例详见第十二条。统筹基金年度最高支付限额为40万元。",
+                      **NEW)
+RATES = make_chunk("new", "12", "第十二条 统筹基金支付比例如下：\n（一）普通门诊：在职职工百分之七十；\n"
+                   "（二）住院：在职职工百分之九十。", **NEW)
+OLD_RATES = make_chunk("old", "12", "第十二条 统筹基金支付比例如下：\n（一）普通门诊：在职职工百分之六十；\n"
+                       "（二）住院：在职职工百分之八十。", **OLD)
+DRUGS = make_chunk(
+    "drug", "1", "附件1 用药目录\n药品名称 | 类别 | 报销比例\n二甲双胍缓释片 | 甲类 | 90%\n利拉鲁肽注射液 | 乙类 | 70%",
+    title="门诊慢特病管理办法", published=dt.date(2024, 3, 18), clause="附件1",
+    table=Table(headers=["药品名称", "类别", "报销比例"],
+                rows=[["二甲双胍缓释片", "甲类", "90%"], ["利拉鲁肽注射液", "乙类", "70%"]]))
+HANDBOOK = dict(title="Employee Handbook", published=dt.date(2024, 1, 8), authority="Stellar River Co., Ltd.",
+                language="en")
+REMOTE = make_chunk("hb", "4.1", "4.1 After probation, employees may work remotely for up to 2 days per week.",
+                    clause="4.1", **HANDBOOK)
+CLAIMS_NEW = make_chunk("tp24", "6.1", "6.1 Expense claims must be submitted within 60 days after the trip.",
+                        clause="6.1", title="Travel Policy", published=dt.date(2024, 3, 1),
+                        authority="Stellar River Co., Ltd.", language="en")
+CLAIMS_OLD = make_chunk("tp23", "6.1", "6.1 Expense claims must be submitted within 30 days after the trip.",
+                        clause="6.1", title="Travel Policy", published=dt.date(2023, 1, 1),
+                        authority="Stellar River Co., Ltd.", status="superseded", language="en")
+
+
+def assert_every_sentence_cited(answer: Answer) -> None:
+    assert answer.sentences, answer.text
+    ids = {c.chunk_id for c in answer.citations}
+    for s in answer.sentences:
+        assert s.citations, s.text
+        assert set(s.citations) <= ids
+        assert re.search(r"(\[\d+\])+$", s.text), f"sentence does not end with markers: {s.text}"
+    for n in {int(m) for m in re.findall(r"\[(\d+)\]", answer.text)}:
+        assert 1 <= n <= len(answer.citations)
+
+
+def test_single_clause_answer_cites_the_supporting_sentence():
+    answer = ask("异地就医备案需要提前几天办理？", ev(FILING, RATES))
+    assert answer.status == "answered"
+    assert "3个工作日" in answer.text
+    assert_every_sentence_cited(answer)
+    cite = answer.citations[0]
+    assert (cite.chunk_id, cite.doc_id, cite.title, cite.clause) == (FILING.chunk_id, "new", NEW_TITLE, "第三条")
+    assert "3个工作日" in cite.quote
+    # the quote's span points into the document, derived from the chunk's span
+    offset = FILING.text.index(cite.quote)
+    assert cite.span == (FILING.span[0] + offset, FILING.span[0] + offset + len(cite.quote))
+
+
+def test_two_clause_question_gets_one_sentence_per_clause():
+    answer = ask("异地就医备案需要提前几天？住院统筹基金年度最高支付限额是多少？", ev(FILING, REFERRER, RATES))
+    assert "3个工作日" in answer.text and "40万元" in answer.text
+    assert len(answer.sentences) >= 2
+    assert_every_sentence_cited(answer)
+    assert {FILING.chunk_id, REFERRER.chunk_id} <= {c.chunk_id for c in answer.citations}
+
+
+def test_three_clause_question():
+    answer = ask("备案要提前几天、备案有效期多长、住院统筹基金最高支付限额是多少？",
+                 ev(FILING, REFERRER, RATES))
+    for fact in ("3个工作日", "6个月", "40万元"):
+        assert fact in answer.text
+    assert_every_sentence_cited(answer)
+
+
+def test_cross_referenced_clause_is_included():
+    answer = ask("住院费用统筹基金怎么支付？", ev(REFERRER, RATES, legs=["bm25", "graph"]))
+    assert "详见第十二条" in answer.text
+    assert "百分之九十" in answer.text  # the content of the referenced clause
+    assert RATES.chunk_id in {c.chunk_id for c in answer.citations}
+    assert_every_sentence_cited(answer)
+
+
+def test_version_conflict_names_winner_loser_and_rule():
+    answer = ask("在职职工住院统筹基金支付比例是多少？", ev(RATES, OLD_RATES))
+    assert answer.status == "answered"
+    assert len(answer.conflicts) == 1
+    conflict = answer.conflicts[0]
+    assert conflict.winner == RATES.chunk_id
+    assert conflict.rule == "superseded"  # the old version is repealed: checked before dates
+    assert {v.value for v in conflict.values} == {"百分之九十", "百分之八十"}
+    assert "百分之九十" in answer.text and "胜出" in answer.text and "已废止" in answer.text
+    assert "2023年" in answer.text and "2024年" in answer.text
+    assert_every_sentence_cited(answer)
+
+
+def test_losing_sentence_is_replaced_by_the_winner():
+    # the old clause ranks first, yet the answer states the current value
+    answer = ask("在职职工住院统筹基金支付比例是多少？", ev(OLD_RATES, RATES))
+    first = answer.sentences[0]
+    assert "百分之九十" in first.text and first.citations == [RATES.chunk_id]
+
+
+def test_pinned_version_wins():
+    answer = ask("按照2023年的规定，在职职工住院统筹基金支付比例是多少？", ev(RATES, OLD_RATES), version="2023")
+    assert answer.conflicts[0].winner == OLD_RATES.chunk_id
+    assert answer.conflicts[0].rule == "pinned version 2023"
+    assert answer.sentences[0].citations == [OLD_RATES.chunk_id]
+    assert "百分之八十" in answer.sentences[0].text
+
+
+def test_english_question_english_answer_and_conflict():
+    answer = ask("How many days after a trip must I submit an expense claim?", ev(CLAIMS_NEW, CLAIMS_OLD))
+    assert answer.status == "answered"  # the fact-check reads English words whole
+    assert "60 days" in answer.text
+    assert "wins" in answer.text and "superseded" in answer.text
+    assert answer.conflicts[0].winner == CLAIMS_NEW.chunk_id
+    assert not re.search(r"[\u4e00-\u9fff]", answer.text)
+    assert_every_sentence_cited(answer)
+
+
+def test_table_row_lookup():
+    answer = ask("二甲双胍缓释片的报销比例是多少？", ev(DRUGS, FILING))
+    assert "90%" in answer.text and "二甲双胍缓释片" in answer.text
+    assert "利拉鲁肽" not in answer.text
+    assert answer.citations[0].chunk_id == DRUGS.chunk_id
+    assert_every_sentence_cited(answer)
+
+
+def test_out_of_scope_question_is_abstained_with_the_gap_named():
+    answer = ask("住房公积金贷款额度最高是多少？", ev(FILING, REFERRER, RATES))
+    assert answer.status == "abstained"
+    assert answer.citations == [] and answer.sentences == []
+    assert any("公积金" in g for g in answer.gaps)
+    assert "未找到" in answer.text and "公积金" in answer.text
+
+
+def test_english_out_of_scope_question_is_abstained():
+    answer = ask("What is the company's parking policy for employees?", ev(REMOTE, CLAIMS_NEW))
+    assert answer.status == "abstained"
+    assert any("parking" in g for g in answer.gaps)
+
+
+def test_no_evidence_is_abstained():
+    answer = ask("异地就医备案需要提前几天？", [])
+    assert answer.status == "abstained"
+    assert answer.gaps and "未找到" in answer.text
+
+
+def test_partly_answerable_question_answers_and_names_the_gap():
+    answer = ask("异地就医备案需要提前几天？住房公积金贷款额度是多少？", ev(FILING, RATES))
+    assert answer.status == "answered"
+    assert "3个工作日" in answer.text
+    assert any("公积金" in g for g in answer.gaps)
+    assert_every_sentence_cited(answer)
+
+
+def test_fact_check_flags_an_unsupported_sentence():
+    reasoner = Reasoner(today=TODAY)
+    evidence = ev(FILING)
+    answer = reasoner.reason("异地就医备案需要提前几天？", route("异地就医备案需要提前几天？"), evidence)
+    assert answer.status == "answered" and all(s.supported for s in answer.sentences)
+    # a sentence stating a number its citation does not contain (as a careless writer would)
+    tampered = answer.model_copy(update={
+        "status": "answered",
+        "sentences": [AnswerSentence(text="异地就医备案需提前5个工作日办理[1]", citations=[FILING.chunk_id])],
+    })
+    checked = reasoner.verify(tampered, evidence)
+    assert checked.status == "needs_review"
+    assert checked.sentences[0].supported is False
+    assert "5个工作日" in checked.trace[-1].detail
+
+
+@pytest.mark.parametrize(
+    "sentence",
+    [
+        "异地就医备案需提前3个工作日办理[1]",
+        "异地就医备案需提前三个工作日办理[1]",  # the same number in Chinese numerals
+    ],
+)
+def test_fact_check_accepts_supported_sentences(sentence):
+    reasoner = Reasoner(today=TODAY)
+    answer = Answer(text=sentence, status="answered",
+                    sentences=[AnswerSentence(text=sentence, citations=[FILING.chunk_id])])
+    assert reasoner.verify(answer, ev(FILING)).status == "answered"
+
+
+def test_fact_check_flags_unknown_key_terms_and_missing_citations():
+    reasoner = Reasoner(today=TODAY)
+    answer = Answer(text="x", status="answered", sentences=[
+        AnswerSentence(text="异地就医备案可以在公积金中心办理[1]", citations=[FILING.chunk_id]),
+        AnswerSentence(text="备案有效期为6个月", citations=[]),
+    ])
+    checked = reasoner.verify(answer, ev(FILING))
+    assert checked.status == "needs_review"
+    assert [s.supported for s in checked.sentences] == [False, False]
+
+
+def test_claims_carry_matter_and_quantities():
+    reasoner = Reasoner(today=TODAY)
+    q = "异地就医备案需要提前几天？"
+    claims = reasoner.claims(q, route(q), ev(FILING))
+    top = claims[0]
+    assert top.chunk_id == FILING.chunk_id
+    assert [(x.kind, x.value, x.unit) for x in top.quantities] == [("duration", 3.0, "workday")]
+    assert "备案" in top.matter
+
+
+def test_deterministic():
+    q = "在职职工住院统筹基金支付比例是多少？"
+    a = ask(q, ev(RATES, OLD_RATES))
+    b = ask(q, ev(RATES, OLD_RATES))
+    assert a.model_dump(exclude={"trace"}) == b.model_dump(exclude={"trace"})
+
+
+DEDUCTIBLE = make_chunk("new", "7", "第七条 参保人员住院发生的政策范围内费用，起付标准为：一级定点医疗机构300元，"
+                        "三级定点医疗机构1000元。", **NEW)
+
+
+def test_listed_items_asked_respectively_each_get_their_clause():
+    answer = ask("在职职工在三级医院住院，起付标准、统筹基金支付比例和年度最高支付限额分别是多少？",
+                 ev(REFERRER, RATES, DEDUCTIBLE))
+    for fact in ("1000元", "百分之九十", "40万元"):
+        assert fact in answer.text
+    assert {DEDUCTIBLE.chunk_id, RATES.chunk_id, REFERRER.chunk_id} <= {c.chunk_id for c in answer.citations}
+
+
+APPROVAL = make_chunk("hr", "7", "第七条 员工休假应当提前3个工作日提出申请。", title="员工休假管理制度",
+                      published=dt.date(2024, 1, 8), authority="星河科技有限公司")
+APPROVERS = make_chunk("hr", "8", "第八条 休假3个工作日以内的，由部门负责人审批。", title="员工休假管理制度",
+                       published=dt.date(2024, 1, 8), authority="星河科技有限公司")
+
+
+def test_a_who_question_gets_the_sentence_that_names_someone():
+    answer = ask("员工休假申请需要提前几天？休假由谁审批？", ev(APPROVAL, APPROVERS))
+    assert "3个工作日" in answer.text and "部门负责人" in answer.text
+
+
+POLICY = make_chunk("tp", "4.1", "4.1 The hotel limit per night depends on the city tier, as shown in the table below.",
+                    clause="4.1", title="Travel Policy", published=dt.date(2024, 3, 1), language="en")
+TIERS = make_chunk("tp", "4.1-t", "City tier: Tier 1\nCities: Beijing, Shanghai\nHotel limit: CNY 800",
+                   clause="Table 1", title="Travel Policy", published=dt.date(2024, 3, 1), language="en",
+                   table=Table(headers=["City tier", "Cities", "Hotel limit"],
+                               rows=[["Tier 1", "Beijing, Shanghai", "CNY 800"], ["Other", "All other cities", "CNY 500"]]))
+
+
+def test_a_sentence_pointing_at_a_table_brings_the_table():
+    answer = ask("What is the hotel limit per night?", ev(POLICY, TIERS))
+    assert "CNY 800" in answer.text
+    assert TIERS.chunk_id in {c.chunk_id for c in answer.citations}
+    assert_every_sentence_cited(answer)
+
+
+def test_document_metadata_lines_are_not_claims():
+    preamble = make_chunk("nat", "0", "门诊慢特病待遇认定管理规定\n发布机关：国家医疗保障局\n发布日期：2022年8月5日",
+                          title="门诊慢特病待遇认定管理规定", published=dt.date(2022, 8, 5), clause="")
+    rule = make_chunk("nat", "4", "第四条 经办机构应当自受理认定申请之日起15个工作日内完成认定。",
+                      title="门诊慢特病待遇认定管理规定", published=dt.date(2022, 8, 5))
+    answer = ask("门诊慢特病认定申请多少个工作日内完成？", ev(preamble, rule))
+    assert "15个工作日" in answer.text
+    assert "发布机关" not in answer.text
+
+
+# -- answer-quality rules ---------------------------------------------------------------------
+
+REVIEW_NEW = make_chunk("new", "11", "第十一条 经办机构应当自受理报销申请之日起5个工作日内完成审核；审核通过的，"
+                        "报销款直接拨付至参保人员本人社会保障卡银行账户。", **NEW)
+REVIEW_OLD = make_chunk("old", "11", "第十一条 经办机构应当自受理报销申请之日起10日内完成审核；审核通过的，"
+                        "报销款拨付至参保人员本人银行账户。", **OLD)
+
+
+def test_the_old_version_of_a_chosen_sentence_is_weighed_even_without_the_question_words():
+    # the old clause lacks 社会保障卡, the word the question turns on, yet it is the same rule
+    a = ask("报销款多久能到社会保障卡？", ev(REVIEW_NEW, RATES, REFERRER, FILING, REVIEW_OLD))
+    assert "5个工作日" in a.text
+    assert len(a.conflicts) == 1
+    c = a.conflicts[0]
+    assert c.winner == REVIEW_NEW.chunk_id and {v.value for v in c.values} == {"5个工作日", "10日"}
+
+
+def test_a_follow_up_that_asks_how_much_gets_its_own_sentence():
+    notice = dict(title="高温津贴通知", published=dt.date(2024, 5, 20), authority="江南省人力资源和社会保障厅")
+    duty = make_chunk("heat", "1", "第一条 用人单位安排劳动者在高温天气露天工作的，应当向劳动者发放高温津贴。", **notice)
+    rate = make_chunk("heat", "2", "第二条 高温津贴标准为每人每月300元。", **notice)
+    a = ask("高温天气露天工作，用人单位要发津贴吗？发多少？", ev(duty, rate))
+    assert "300元" in a.text and "应当向劳动者发放高温津贴" in a.text
+
+
+def test_a_special_case_the_question_does_not_mention_ranks_below_the_general_rule():
+    doc = dict(title="医保待遇办法", published=dt.date(2024, 6, 20), authority="江南省医疗保障局")
+    special = make_chunk("d", "7", "第七条 临时外出就医人员跨省异地住院的，支付比例降低15个百分点。", **doc)
+    general = make_chunk("d", "12", "第十二条 住院费用统筹基金支付比例为百分之九十。", **doc)
+    a = ask("住院支付比例是多少？", ev(special, general))
+    assert a.text.startswith("住院费用统筹基金支付比例为百分之九十")
+    # named in the question, the special case is the answer
+    b = ask("临时外出就医人员跨省异地住院，支付比例降低多少？", ev(general, special))
+    assert "15个百分点" in b.text
+
+
+def test_an_english_preamble_sets_the_scene_and_the_asking_clause_decides():
+    policy = dict(title="Travel Policy", published=dt.date(2024, 6, 3), authority="Stellar River Co., Ltd.",
+                  language="en")
+    submit = make_chunk("tp", "6.1", "6.1 Expense claims for a trip must be submitted within 60 days.",
+                        clause="6.1", **policy)
+    pay = make_chunk("tp", "6.2", "6.2 Finance reimburses approved claims within 5 business days.",
+                     clause="6.2", **policy)
+    # Berlin is nowhere in the documents, but it only sets the scene: no abstention
+    a = ask("I am back from a trip to Berlin - how soon does finance reimburse me?", ev(submit, pay))
+    assert a.text.startswith("Finance reimburses approved claims within 5 business days")
+
+
+def test_a_question_about_which_source_prevails_answers_with_the_disputed_rule():
+    prov = dict(title="江南省门诊慢特病管理办法", published=dt.date(2024, 3, 18), authority="江南省医疗保障局")
+    nat = dict(title="门诊慢特病待遇认定管理规定", published=dt.date(2022, 8, 5), authority="国家医疗保障局")
+    basis = make_chunk("p", "1", "第一条 根据国家医疗保障局《门诊慢特病待遇认定管理规定》，结合本省实际，制定本办法。", **prov)
+    p4 = make_chunk("p", "4", "第四条 经办机构应当自受理认定申请之日起10个工作日内完成认定。", **prov)
+    n4 = make_chunk("n", "4", "第四条 经办机构应当自受理认定申请之日起15个工作日内完成认定。", **nat)
+    a = ask("江南省的门诊慢特病认定时限和国家规定不一致，以哪个为准？", ev(basis, p4, n4))
+    assert a.text.startswith("经办机构应当自受理认定申请之日起10个工作日内完成认定")
+    assert a.conflicts and a.conflicts[0].winner == p4.chunk_id
+
+
+def test_a_yes_no_question_gets_the_rule_not_the_amount():
+    doc = dict(title="职工医保待遇办法", published=dt.date(2024, 6, 20), authority="江南省医疗保障局")
+    limit = make_chunk("d", "5", "第五条 普通门诊统筹基金年度最高支付限额为6000元。", **doc)
+    rule = make_chunk("d", "6", "第六条 参保人员患门诊慢特病的，其门诊费用不计入普通门诊年度最高支付限额。", **doc)
+    a = ask("门诊慢特病的门诊费用算不算进普通门诊的年度最高支付限额？", ev(limit, rule))
+    assert a.text.startswith("参保人员患门诊慢特病的，其门诊费用不计入")
+
+
+def test_a_sentence_that_only_defers_to_a_quoted_clause_is_dropped():
+    hb = dict(title="Employee Handbook", published=dt.date(2024, 1, 8), authority="Stellar River Co., Ltd.",
+              language="en")
+    pointer = make_chunk("hb", "3.4", "3.4 Approved overtime is compensated as set out in Section 6.", clause="3.4", **hb)
+    rates = make_chunk("hb", "6", "6.1 Approved overtime on working days is compensated at 150% of the hourly "
+                       "wage. Overtime on public holidays is compensated at 300% of the hourly wage.", clause="6",
+                       **hb)
+    a = ask("How is approved overtime compensated?", ev(pointer, rates))
+    assert a.text.startswith("Approved overtime on working days is compensated at 150%")
+    assert "Section 6" not in a.text
+    # a pointer that says something of its own stays
+    hr = dict(title="休假管理制度", published=dt.date(2024, 1, 1), authority="星河科技有限公司")
+    apply = make_chunk("hr", "6", "第六条 员工休假应当通过OA系统提出申请，审批权限依照本制度第八条执行。", **hr)
+    approve = make_chunk("hr", "8", "第八条 休假3个工作日以内的，由部门负责人审批。", **hr)
+    b = ask("休假申请在哪里提交？由谁审批？", ev(apply, approve))
+    assert "OA系统" in b.text and "部门负责人" in b.text
+
+
+def test_the_core_of_a_named_place_weighs_like_the_place():
+    prov = dict(title="江南省异地就医直接结算管理办法", published=dt.date(2024, 5, 10), authority="江南省医疗保障局")
+    nat = dict(title="跨省异地就医直接结算管理规定", published=dt.date(2024, 1, 15), authority="国家医疗保障局")
+    n = make_chunk("n", "4", "第四条 参保人员跨省异地就医前应当办理备案，可以通过国家医保服务平台等渠道办理。", **nat)
+    p = make_chunk("p", "3", "第三条 参保人员异地就医前，应当通过“江南医保”App或者经办机构窗口办理备案。", **prov)
+    a = Reasoner(today=TODAY).reason(
+        "江南省异地就医备案可以通过哪些渠道办理？",
+        route("江南省异地就医备案可以通过哪些渠道办理？", slots=Slots(places=["江南省"])), ev(n, p))
+    assert a.text.startswith("参保人员异地就医前，应当通过“江南医保”App")
