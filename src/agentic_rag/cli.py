@@ -121,13 +121,14 @@ def docs(index: Path | None, config: Path | None, as_json: bool) -> None:
     """List documents with their metadata."""
     with _engine(index, config) as engine:
         rows = []
+        counts = engine.store.chunk_counts()
         for d in engine.store.documents():
             m = d.meta
             rows.append({"doc_id": d.doc_id, "title": m.title, "source": d.source,
                          "doc_number": m.doc_number, "authority": m.authority,
                          "publish_date": m.publish_date, "effective_date": m.effective_date,
                          "version": m.version, "status": m.status, "language": m.language,
-                         "chunks": len(engine.store.chunks(d.doc_id))})
+                         "chunks": counts.get(d.doc_id, 0)})
     if as_json:
         _dump(rows)
         return
@@ -215,26 +216,91 @@ def search(query: str, k: int, where: tuple[tuple[str, str, str], ...], index: P
 
 
 # -- ask / demo ------------------------------------------------------------------------------
+def _llm_options(fn: F) -> F:
+    """``--llm``, ``--llm-model``, ``--llm-base-url``, ``--mode`` (the API key comes only from
+    $ARAG_LLM_API_KEY, never from a flag, so it cannot leak into shell history)."""
+    fn = click.option("--mode", type=click.Choice(["pipeline", "react", "plan"]), default=None,
+                      help="agent loop (default: runtime.mode, pipeline)")(fn)
+    fn = click.option("--llm-base-url", default=None, help="OpenAI-compatible API root, e.g. http://localhost:8000/v1")(fn)
+    fn = click.option("--llm-model", default=None, help="model name (openai) or GGUF path (local)")(fn)
+    fn = click.option("--llm", "llm_provider", type=click.Choice(["none", "local", "openai"]), default=None,
+                      help="LLM for the gates and agents (default: llm.provider, none)")(fn)
+    return fn
+
+
+def _llm_overrides(llm_provider: str | None, llm_model: str | None, llm_base_url: str | None,
+                   mode: str | None) -> dict[str, Any]:
+    llm = {k: v for k, v in (("provider", llm_provider), ("model", llm_model), ("base_url", llm_base_url)) if v}
+    return {"llm": llm or None, "runtime": {"mode": mode} if mode else None}
+
+
+def _session(engine: Any, session_id: str | None = None, persist: bool = False) -> Any:
+    from agentic_rag.models.llm import make_llm
+    from agentic_rag.runtime import AgentRuntime, Session, SessionStore
+
+    if not engine.store.stats()["docs"]:
+        from agentic_rag.errors import StoreError
+
+        raise StoreError(f"the index {engine.settings.index} is empty: run `arag ingest PATH` first")
+    runtime = AgentRuntime.from_engine(engine, llm=make_llm(engine.settings))
+    store = SessionStore.for_index(engine.settings.index) if persist else None
+    if session_id:
+        return Session.open(runtime, session_id, store or SessionStore.for_index(engine.settings.index))
+    return Session(runtime, store=store)
+
+
 @app.command()
 @click.argument("question")
+@_llm_options
 @_common
 @_errors
-def ask(question: str, index: Path | None, config: Path | None, as_json: bool) -> None:
-    """Answer a question from the indexed documents, citing every sentence."""
-    with _engine(index, config) as engine:
-        if not engine.store.documents():
-            from agentic_rag.errors import StoreError
-
-            raise StoreError(f"the index {engine.settings.index} is empty: run `arag ingest PATH` first")
-        answer = engine.ask(question)
+def ask(question: str, llm_provider: str | None, llm_model: str | None, llm_base_url: str | None,
+        mode: str | None, index: Path | None, config: Path | None, as_json: bool) -> None:
+    """Answer a question from the indexed documents, citing every sentence. Ctrl-C stops between
+    steps and shows what was found so far."""
+    overrides = _llm_overrides(llm_provider, llm_model, llm_base_url, mode)
+    with _engine(index, config, **overrides) as engine:
+        answer = _session(engine).ask_interruptible(question)
     if as_json:
         _dump(answer.model_dump(mode="json"))
     else:
         render_answer(answer)
 
 
+@app.command()
+@click.option("--session", "session_id", default=None, help="continue a saved session by id")
+@_llm_options
+@_common
+@_errors
+def chat(session_id: str | None, llm_provider: str | None, llm_model: str | None, llm_base_url: str | None,
+         mode: str | None, index: Path | None, config: Path | None, as_json: bool) -> None:
+    """Multi-turn questions in one session, saved in <index>/sessions.db (follow-ups such as
+    "那退休人员呢？" are resolved against the conversation). Ctrl-C stops the running question;
+    an empty line or Ctrl-D quits."""
+    overrides = _llm_overrides(llm_provider, llm_model, llm_base_url, mode)
+    with _engine(index, config, **overrides) as engine:
+        session = _session(engine, session_id, persist=True)
+        if not as_json:
+            err.print(f"[dim]session {session.id} (continue with: arag chat --session {session.id})[/dim]")
+        while True:
+            try:
+                question = click.prompt("?", prompt_suffix=" ", default="", show_default=False,
+                                        err=True)
+            except (EOFError, click.Abort):
+                break
+            if not question.strip():
+                break
+            answer = session.ask_interruptible(question)
+            if as_json:
+                click.echo(json.dumps({"session_id": session.id, **answer.model_dump(mode="json")},
+                                      ensure_ascii=False, default=str))
+            else:
+                render_answer(answer)
+
+
 def render_answer(answer: Any) -> None:
-    color = {"answered": "green", "abstained": "yellow", "needs_review": "red"}.get(answer.status, "white")
+    color = {"answered": "green", "abstained": "yellow", "needs_review": "red",
+             "aborted": "magenta"}.get(answer.status, "white")
     out.print(f"[bold {color}]{answer.status}[/bold {color}]")
     out.print(escape(answer.text))
     if answer.citations:
@@ -295,6 +361,66 @@ def demo(examples: Path | None, index: Path | None, config: Path | None, as_json
     out.print(table)
     counts = {s: sum(r["status"] == s for r in rows) for s in ("answered", "needs_review", "abstained")}
     out.print(" · ".join(f"{n} {s}" for s, n in counts.items()))
+
+
+# -- eval ------------------------------------------------------------------------------------
+@app.command("eval")
+@click.argument("target", metavar="SET|compare")
+@click.argument("runs", nargs=-1, metavar="[RUN_A RUN_B]")
+@click.option("--bench-dir", type=click.Path(path_type=Path), default=None,
+              help="benchmark folder (default ../shared/bench or $ARAG_BENCH_DIR)")
+@click.option("--questions", type=click.Path(path_type=Path), default=None,
+              help="questions file replacing the set's dev.jsonl (same format)")
+@click.option("--k", "k", type=click.IntRange(1, 200), default=8, show_default=True)
+@click.option("--limit", type=click.IntRange(1), default=None, help="only the first N questions")
+@click.option("--out", "out_dir", type=click.Path(file_okay=False, path_type=Path),
+              default=Path("eval-runs"), show_default=True, help="where run folders go")
+@click.option("--cache-dir", type=click.Path(file_okay=False, path_type=Path), default=None,
+              help="index cache (default ~/.cache/agentic-rag/eval or $ARAG_EVAL_CACHE)")
+@click.option("--json", "as_json", is_flag=True, help="machine-readable output")
+@click.option("--config", "config", type=click.Path(dir_okay=False, path_type=Path), default=None,
+              help="arag.toml to read (default ./arag.toml when present)")
+@_errors
+def eval_(target: str, runs: tuple[str, ...], bench_dir: Path | None, questions: Path | None, k: int,
+          limit: int | None, out_dir: Path, cache_dir: Path | None, as_json: bool,
+          config: Path | None) -> None:
+    """Benchmark a set beside a plain-BM25 floor (`arag eval SET`), or diff two runs
+    (`arag eval compare RUN_A RUN_B`). Sets: 2wiki hotpotqa musique lecoqa rgb/zh_noise
+    rgb/zh_int rgb/zh_fact rgb/en_fact examples."""
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
+
+    from agentic_rag.errors import ConfigError
+    from agentic_rag.eval import EngineBackend, compare_runs, load_set, run_eval
+    from agentic_rag.eval.compare import diff_tables
+    from agentic_rag.eval.report import table, write_run
+
+    if target == "compare":
+        if len(runs) != 2:
+            raise ConfigError("usage: arag eval compare RUN_A RUN_B")
+        diff = compare_runs(*runs)
+        if as_json:
+            _dump(diff.model_dump(mode="json"))
+        else:
+            for t in diff_tables(diff):
+                out.print(t)
+        return
+    if runs:
+        raise ConfigError(f"unexpected arguments after the set name: {' '.join(runs)}")
+    eval_set = load_set(target, bench_dir=bench_dir, questions=questions, limit=limit)
+    backend = EngineBackend(Settings.load(config))
+    show = not as_json and sys.stderr.isatty()
+    with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=err, disable=not show, transient=True) as bar:
+        task = bar.add_task(f"eval {target}", total=None)
+        run = run_eval(eval_set, backend, k=k, cache_dir=cache_dir,
+                       progress=lambda done, total, what: bar.update(
+                           task, completed=done, total=total, description=f"eval {target}: {what}"))
+    folder = write_run(run, out_dir)
+    if as_json:
+        _dump(run.summary())
+    else:
+        out.print(table(run))
+        out.print(f"run folder: {escape(str(folder))}")
 
 
 def _bundled_examples() -> Path | None:

@@ -10,8 +10,6 @@ only see each other's contracts: Router -> RouteDecision -> Retriever -> Evidenc
 
 from __future__ import annotations
 
-import time
-import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -24,6 +22,7 @@ if TYPE_CHECKING:
     from agentic_rag.agents.retriever import Retriever
     from agentic_rag.agents.router import Router
     from agentic_rag.ingest.pipeline import IngestReport
+    from agentic_rag.runtime import AgentRuntime
     from agentic_rag.store.embedded import EmbeddedStore
 
 Progress = Callable[[int, int], None]
@@ -42,7 +41,10 @@ class Engine:
         self._embedder: Any = None
         self._vectors: Any = None
         self._vectors_loaded = False
+        #: why the dense leg is on or off, for `arag docs`/traces ("embedder unavailable: ...")
+        self.dense_status = ""
         self._llm = llm
+        self._runtime: AgentRuntime | None = None
 
     # -- parts ---------------------------------------------------------------------------
     @property
@@ -80,18 +82,29 @@ class Engine:
         return self._reasoner
 
     def _dense(self) -> tuple[Any, Any]:
-        """The embedder and vector index when both are configured and the index has vectors."""
+        """The embedder and vector index when a dense embedder is configured and reachable.
+        An unreachable embedding server drops the vector leg (noted in ``dense_status``), it
+        does not stop BM25 and graph retrieval."""
         if not self._vectors_loaded:
             self._vectors_loaded = True
-            try:
-                from agentic_rag.models.embedder import make_embedder
-                from agentic_rag.store.vectors import VectorIndex
-            except ImportError:
+            from agentic_rag.errors import EmbedderError
+            from agentic_rag.models.embedder import CachedEmbedder, make_embedder
+            from agentic_rag.store.vectors import VectorIndex
+
+            embedder = make_embedder(self.settings.embedder)
+            if embedder is None:
+                self.dense_status = "no embedder configured: BM25 + graph only"
                 return None, None
-            self._embedder = make_embedder(self.settings.embedder)
-            if self._embedder is not None:
-                self._vectors = VectorIndex.open(Path(self.settings.index) / "vectors",
-                                                 dim=self._embedder.dim)
+            folder = Path(self.settings.index) / "vectors"
+            try:
+                self._embedder = CachedEmbedder(embedder, folder / "cache",
+                                                batch_size=self.settings.embedder.batch_size)
+                self._vectors = VectorIndex.open(folder, dim=self._embedder.dim)
+            except EmbedderError as exc:
+                self._embedder = self._vectors = None
+                self.dense_status = f"embedder unavailable, vector leg off: {exc}"
+            else:
+                self.dense_status = self._vectors.reset_reason or f"vector leg: {embedder.name}"
         return self._embedder, self._vectors
 
     def close(self) -> None:
@@ -110,6 +123,9 @@ class Engine:
         """Ingest files and folders; embeds new chunks when a dense embedder is configured."""
         from agentic_rag.ingest.pipeline import ingest_paths
 
+        # the router's lexicon terms join the segmentation dictionary before any text is
+        # tokenized, so documents and queries split them the same way
+        self.store.add_terms(self.router.dictionary_terms())
         report = ingest_paths(paths, self.store, self.settings, progress=progress)
         embedder, vectors = self._dense()
         if embedder is not None and vectors is not None:
@@ -131,38 +147,26 @@ class Engine:
         route = self.router.route(question)
         return route, self.retriever.retrieve(route, k=k)
 
-    def ask(self, question: str, *, session_id: str | None = None,
+    @property
+    def llm(self) -> Any:
+        """The configured LLM (None with ``llm.provider = "none"``: deterministic agents only)."""
+        if self._llm is None and self.settings.llm.provider != "none":
+            from agentic_rag.models.llm import make_llm
+
+            self._llm = make_llm(self.settings)
+        return self._llm
+
+    @property
+    def runtime(self) -> AgentRuntime:
+        if self._runtime is None:
+            from agentic_rag.runtime import AgentRuntime
+
+            self._runtime = AgentRuntime.from_engine(self, llm=self.llm)
+        return self._runtime
+
+    def ask(self, question: str, *, mode: str | None = None,
             on_event: Callable[[TraceEvent], None] | None = None) -> Answer:
-        """Answer one question with the deterministic pipeline: route, retrieve, reason."""
-        session_id = session_id or uuid.uuid4().hex[:12]
-        trace: list[TraceEvent] = []
-
-        def record(event: TraceEvent) -> None:
-            event = event.model_copy(update={"session_id": session_id, "step": len(trace) + 1})
-            trace.append(event)
-            if on_event is not None:
-                on_event(event)
-
-        t0 = time.perf_counter()
-        route = self.router.route(question)
-        record(TraceEvent(kind="route", duration_ms=_ms(t0), confidence=route.confidence,
-                          args={"intent": route.intent, "query": route.query, "version": route.version},
-                          fallback="low confidence: default route" if route.fallback else None))
-        t0 = time.perf_counter()
-        evidence = self.retriever.retrieve(route)
-        for event in getattr(self.retriever, "trace", []) or []:
-            record(event)
-        record(TraceEvent(kind="retrieve", duration_ms=_ms(t0),
-                          evidence_ids=[e.chunk_id for e in evidence]))
-        t0 = time.perf_counter()
-        answer = self.reasoner.reason(question, route, evidence)
-        record(TraceEvent(kind="reason", duration_ms=_ms(t0), detail=answer.status,
-                          evidence_ids=[c.chunk_id for c in answer.citations]))
-        usage = answer.usage.model_copy(update={"retrieval_rounds": max(
-            [e.round for e in evidence], default=0)})
-        return answer.model_copy(update={"question": question, "route": route,
-                                         "trace": [*trace, *answer.trace], "usage": usage})
-
-
-def _ms(t0: float) -> float:
-    return round((time.perf_counter() - t0) * 1000, 3)
+        """Answer one question: route, gates, retrieve (up to the round cap), reason, verify.
+        ``mode`` is pipeline (default), react or plan; every step is a trace event, passed to
+        ``on_event`` as it happens. For multi-turn use, see :class:`agentic_rag.runtime.Session`."""
+        return self.runtime.run(question, mode=mode, on_event=on_event)

@@ -1,0 +1,65 @@
+"""Deterministic `ask` latency on the examples index, and `arag ask` cold start.
+
+    python bench/ask.py [--examples examples] [--repeat 3] [--json]
+
+Builds a fresh index of examples/docs in a temp folder, answers every question in
+examples/questions.jsonl in-process (after one warm-up pass) and reports p50/p95; then runs
+`arag ask` as a new process a few times and reports the wall time of each (cold start).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from agentic_rag import Engine, Settings
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--examples", type=Path, default=Path("examples"))
+    ap.add_argument("--repeat", type=int, default=3)
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+    questions = [json.loads(line)["question"]
+                 for line in (args.examples / "questions.jsonl").read_text("utf-8").splitlines() if line.strip()]
+    with tempfile.TemporaryDirectory() as tmp:
+        index = Path(tmp) / "idx"
+        engine = Engine(Settings.load(index=index))
+        t0 = time.perf_counter()
+        engine.ingest([args.examples / "docs"])
+        ingest_s = time.perf_counter() - t0
+        for q in questions:  # warm-up: jieba dictionary, lazy imports, SQLite page cache
+            engine.ask(q)
+        times = []
+        for _ in range(args.repeat):
+            for q in questions:
+                t0 = time.perf_counter()
+                engine.ask(q)
+                times.append((time.perf_counter() - t0) * 1000)
+        engine.close()
+        cold = []
+        for q in questions[:3]:
+            t0 = time.perf_counter()
+            subprocess.run([sys.executable, "-m", "agentic_rag.cli", "ask", q, "--index", str(index), "--json"],
+                           check=True, capture_output=True)
+            cold.append(time.perf_counter() - t0)
+    times.sort()
+    result = {"questions": len(questions), "ingest_s": round(ingest_s, 2),
+              "ask_ms": {"p50": round(statistics.median(times), 1),
+                         "p95": round(times[int(0.95 * (len(times) - 1))], 1)},
+              "cold_start_s": [round(c, 2) for c in cold]}
+    print(json.dumps(result, ensure_ascii=False) if args.json else
+          f"{result['questions']} questions · ingest {result['ingest_s']} s · ask p50 "
+          f"{result['ask_ms']['p50']} ms, p95 {result['ask_ms']['p95']} ms · cold start "
+          f"{', '.join(map(str, result['cold_start_s']))} s")
+
+
+if __name__ == "__main__":
+    main()

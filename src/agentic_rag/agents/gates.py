@@ -1,0 +1,446 @@
+"""The four Self-RAG gates, each an LLM judgement with a deterministic fallback.
+
+1. **retrieve-or-not** — is this a question for the documents at all (decision only)?
+2. **retrieval planning** — at most three noun-phrase queries anchored on the question's
+   entities and times (narrower ones after an INSUFFICIENT verdict).
+3. **sufficiency** — coverage, timeliness, authority (1–5) → SUFFICIENT / INSUFFICIENT plus the
+   one missing element, which drives the next, narrower round.
+4. **verification and self-correction** — every answer sentence checked against the passages
+   it cites; unsupported ones rewritten from the evidence or flagged, the reason recorded.
+
+With ``llm=None`` every gate runs its rules. With an LLM, invalid output is retried once with the
+validation error and then the rules run; every such fallback is a ``fallback`` trace event. An
+LLM can never make an answer *less* grounded: a rewrite it proposes is accepted only when the
+deterministic check finds its numbers and terms in the passages it cites.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Literal
+
+from pydantic import BaseModel, Field
+
+from agentic_rag import prompts
+from agentic_rag.models.llm import LLM, LLMFallback, structured
+from agentic_rag.types import Answer, AnswerSentence, Citation, Evidence, RouteDecision
+
+if TYPE_CHECKING:  # the runtime imports this module; only the type is needed here
+    from agentic_rag.runtime.trace import Tracer
+
+# Greetings, thanks and other small talk: the only questions the rules decline to retrieve for.
+_CHITCHAT = re.compile(
+    r"^\s*(你好|您好|嗨|哈喽|早上好|下午好|晚上好|谢谢|多谢|感谢|再见|拜拜|好的|收到|辛苦了|你是谁|"
+    r"hi|hello|hey|thanks|thank you|bye|goodbye|good (morning|afternoon|evening)|ok|okay|who are you)"
+    r"[\s!！。.,，?？~～啊呀呢吧]*$", re.I)
+
+# Question scaffolding that says nothing about the documents; kept out of coverage.
+_QUESTION_WORDS = frozenset(
+    "多少 几 几个 多久 哪里 哪儿 哪 规定 怎么办 怎么样 如何 是什么 有哪些 吗 呢 请问 可以 能 "
+    "what which how much many long when where who whom does do rule rules".split())
+
+_NUMBER = re.compile(r"\d+(?:\.\d+)?")
+_MARKER = re.compile(r"\[\d+\]")  # the Reasoner's citation markers: "...80%[1]"
+
+
+class Sufficiency(BaseModel):
+    """The sufficiency gate's verdict, from the LLM or the rules (``source``)."""
+
+    coverage: int = Field(ge=1, le=5)
+    timeliness: int = Field(ge=1, le=5)
+    authority: int = Field(ge=1, le=5)
+    verdict: Literal["SUFFICIENT", "INSUFFICIENT"]
+    missing: str = ""
+    source: Literal["llm", "rules"] = "rules"
+
+    @property
+    def confidence(self) -> float:
+        """The three scores as one 0–1 number (the runtime's sufficiency threshold applies here)."""
+        return round((self.coverage + self.timeliness + self.authority - 3) / 12, 3)
+
+    @property
+    def sufficient(self) -> bool:
+        return self.verdict == "SUFFICIENT"
+
+    def missing_element(self, route: RouteDecision) -> str:
+        """What to look for next: the named missing element, else the weakest dimension (a
+        model may say SUFFICIENT with timeliness 1, which is not sufficient enough to stop)."""
+        if self.missing.strip():
+            return self.missing.strip()
+        zh = route.language == "zh"
+        pinned = [str(y) for y in route.slots.years] or ([route.version] if route.version != "latest" else [])
+        weakest = min(("coverage", self.coverage), ("timeliness", self.timeliness),
+                      ("authority", self.authority), key=lambda kv: kv[1])[0]
+        if weakest == "timeliness":
+            if pinned:
+                return f"{pinned[0]}年版本" if zh else f"the {pinned[0]} version"
+            return "现行有效版本" if zh else "the version in force"
+        if weakest == "authority":
+            return "权威来源" if zh else "an authoritative source"
+        return (key_terms(route.question) or [route.question])[0]
+
+
+# --------------------------------------------------------------------------- term helpers
+
+def key_terms(text: str) -> list[str]:
+    """Content terms of a question: tokens minus single CJK characters and question words."""
+    from agentic_rag.tokenizer import tokenize
+
+    seen: dict[str, None] = {}
+    for tok in tokenize(text):
+        if tok in _QUESTION_WORDS or (len(tok) == 1 and not tok.isdigit()):
+            continue
+        seen.setdefault(tok, None)
+    return list(seen)
+
+
+def _anchors(route: RouteDecision) -> list[str]:
+    """The slot values a good answer must touch: entities, places, clauses, persons, years."""
+    s = route.slots
+    return [*s.entities, *s.places, *s.clauses, *s.persons, *(str(y) for y in s.years)]
+
+
+def _text_of(evidence: Sequence[Evidence]) -> str:
+    return " ".join(f"{e.chunk.title} {e.chunk.clause or ''} {e.chunk.text}" for e in evidence)
+
+
+def sentence_supported(sentence: str, cited: Sequence[Evidence]) -> bool:
+    """The deterministic fact check: every number in the sentence appears in the cited passages
+    (digits normalized, Chinese numerals read), and at least half its content terms do."""
+    if not cited:
+        return False
+    from agentic_rag.numerals import normalize_digits
+    from agentic_rag.tokenizer import tokenize
+
+    body = normalize_digits(_text_of(cited))
+    body_numbers = set(_NUMBER.findall(body)) | _cn_numbers(body)
+    sent = normalize_digits(_MARKER.sub("", sentence))
+    for num in _NUMBER.findall(sent):
+        if num not in body_numbers:
+            return False
+    terms = key_terms(sent)
+    if not terms:
+        return True
+    body_terms = set(tokenize(body))
+    return sum(t in body_terms for t in terms) / len(terms) >= 0.5
+
+
+_CN_NUM = re.compile(r"[零〇一二两三四五六七八九十百千万]+")
+
+
+def _cn_numbers(text: str) -> set[str]:
+    from agentic_rag.numerals import cn_to_int
+
+    out = set()
+    for m in _CN_NUM.findall(text):
+        n = cn_to_int(m)
+        if n is not None:
+            out.add(str(n))
+    return out
+
+
+# --------------------------------------------------------------------------- the gates
+
+class Gates:
+    """The four gates for one run. ``llm`` may be None (rules only); ``tracer`` records every
+    decision and fallback; ``fact_check`` is the Reasoner's verifier when it has one."""
+
+    def __init__(self, llm: LLM | None, tracer: Tracer, *, max_tokens: int = 400,
+                 fact_check: Callable[[Answer, Sequence[Evidence]], Answer] | None = None) -> None:
+        self.llm = llm
+        self.tracer = tracer
+        self.max_tokens = max_tokens
+        #: the Reasoner's sentence-level fact check (``Reasoner.verify``), the rules of gate 4
+        self.fact_check = fact_check
+
+    # -- 1. retrieve or not
+    def should_retrieve(self, route: RouteDecision) -> bool:
+        """Rules: always retrieve, unless the question is small talk. The LLM is asked only when
+        the rules see no anchor (no entity, place, clause, year) — an anchored question is about
+        the documents by construction, so asking would only cost tokens."""
+        rules = not bool(_CHITCHAT.match(route.question))
+        if self.llm is None or _anchors(route) or not rules:
+            self.tracer.emit("gate", tool="retrieve_or_not", args={"decision": _decision(rules)},
+                             detail="rules")
+            return rules
+        try:
+            with self.tracer.timed() as ms:
+                out = structured(self.llm, prompts.retrieve_messages(route.question),
+                                 prompts.RetrieveDecision, max_tokens=16)
+        except LLMFallback as exc:
+            self.tracer.fallback("retrieve_or_not", exc.reason, args={"decision": _decision(rules)})
+            return rules
+        decision = out.decision == "RETRIEVE"
+        self.tracer.emit("gate", tool="retrieve_or_not", args={"decision": out.decision},
+                         duration_ms=ms(), detail="llm")
+        return decision
+
+    # -- 2. retrieval planning
+    def plan(self, route: RouteDecision, *, missing: str = "", already_run: Sequence[str] = ()) -> list[str]:
+        """At most three queries. Rules: the route's query (or, after an INSUFFICIENT round, the
+        query narrowed by the missing element) plus slot-anchored variants.
+
+        The LLM plans when there is something to plan: after an INSUFFICIENT verdict (narrow the
+        search to the missing element) or when the Router was unsure. A confident route already
+        is a normalized, slot-anchored query, and asking a model to restate it costs a call."""
+        rules = plan_rules(route, missing=missing, already_run=already_run)
+        if self.llm is None or not (missing or route.fallback):
+            self.tracer.emit("gate", tool="plan", args={"queries": rules},
+                             detail="rules" if self.llm is None else "rules (confident route)")
+            return rules
+        try:
+            with self.tracer.timed() as ms:
+                out = structured(self.llm, prompts.plan_messages(route, missing=missing, already_run=already_run),
+                                 prompts.RetrievalPlan, max_tokens=120)
+        except LLMFallback as exc:
+            self.tracer.fallback("plan", exc.reason, args={"queries": rules})
+            return rules
+        queries = _dedupe(out.queries)[:3]
+        self.tracer.emit("gate", tool="plan", args={"queries": queries}, duration_ms=ms(), detail="llm")
+        return queries
+
+    # -- 3. sufficiency
+    def sufficiency(self, route: RouteDecision, evidence: Sequence[Evidence]) -> Sufficiency:
+        rules = sufficiency_rules(route, evidence)
+        if self.llm is None or not evidence:
+            self._emit_sufficiency(rules, 0.0, evidence)
+            return rules
+        try:
+            with self.tracer.timed() as ms:
+                out = structured(self.llm, prompts.sufficiency_messages(
+                                     route, evidence, key_terms(route.query or route.question)),
+                                 prompts.SufficiencyJudgement, max_tokens=120)
+        except LLMFallback as exc:
+            self.tracer.fallback("sufficiency", exc.reason, confidence=rules.confidence,
+                                 args={"verdict": rules.verdict, "missing": rules.missing})
+            return rules
+        judged = Sufficiency(**out.model_dump(), source="llm")
+        self._emit_sufficiency(judged, ms(), evidence)
+        return judged
+
+    def _emit_sufficiency(self, s: Sufficiency, ms: float, evidence: Sequence[Evidence]) -> None:
+        self.tracer.emit("gate", tool="sufficiency", duration_ms=ms, confidence=s.confidence,
+                         evidence_ids=[e.chunk_id for e in evidence][:10], detail=s.source,
+                         args={"verdict": s.verdict, "coverage": s.coverage, "timeliness": s.timeliness,
+                               "authority": s.authority, "missing": s.missing})
+
+    # -- 4. verification and self-correction
+    def verify(self, answer: Answer, evidence: Sequence[Evidence], *, written_by_llm: bool = True) -> Answer:
+        """Check each sentence against the passages it cites. Rules: the Reasoner's fact check
+        (``fact_check``, when given) or the number/term check. LLM: its list of unsupported
+        sentences, each rewritten (accepted only if the rules confirm the rewrite against the
+        passages it cites) or flagged; the reason is recorded.
+
+        An extractive answer (``written_by_llm=False``: the Reasoner's quotes) that the rules
+        fully confirm is not sent to the LLM: its sentences are the sources' own words, so the
+        call could only cost tokens. Flagged sentences are, so the LLM can try a rewrite."""
+        if not answer.sentences:
+            return answer
+        by_id = {e.chunk_id: e for e in evidence}
+        if not written_by_llm and self.fact_check is not None:
+            checked = list(answer.sentences)  # the Reasoner fact-checked its own sentences already
+        else:
+            checked = self._rules_check(answer, evidence)
+        if self.llm is None:
+            return self._finish_verify(answer, checked, by_id, "rules", "", 0.0)
+        if not written_by_llm and all(s.supported for s in checked):
+            return self._finish_verify(answer, checked, by_id, "rules (extractive answer, all supported)", "", 0.0)
+        pairs = [(_MARKER.sub("", s.text), s.citations) for s in answer.sentences]
+        n = len(pairs)
+
+        def check(v: prompts.Verification) -> None:
+            bad = [i for i in [*v.unsupported, *(f.index for f in v.fixes)] if not 1 <= i <= n]
+            if bad:
+                raise ValueError(f"sentence numbers must be 1..{n}, got {bad}")
+
+        try:
+            with self.tracer.timed() as ms:
+                out = structured(self.llm, prompts.verify_messages(answer.question or "", pairs, evidence),
+                                 prompts.Verification, max_tokens=self.max_tokens, validate=check)
+        except LLMFallback as exc:
+            self.tracer.fallback("verify", exc.reason)
+            return self._finish_verify(answer, checked, by_id, "rules", "", 0.0)
+        fixes = {f.index: f for f in out.fixes}
+        result: list[AnswerSentence] = []
+        for i, (orig, rule_checked) in enumerate(zip(answer.sentences, checked), 1):
+            if i not in out.unsupported and i not in fixes:
+                result.append(rule_checked)
+                continue
+            fix = fixes.get(i)
+            cited = [by_id[c] for c in (fix.evidence_ids if fix else []) if c in by_id]
+            rewrite = AnswerSentence(text=fix.rewritten.strip(), citations=[e.chunk_id for e in cited]) \
+                if fix and fix.rewritten.strip() and cited else None
+            if rewrite is not None and self._rules_check(
+                    answer.model_copy(update={"sentences": [rewrite], "trace": []}), cited, record=False)[0].supported:
+                result.append(rewrite)
+            else:
+                result.append(orig.model_copy(update={"supported": False}))
+        return self._finish_verify(answer, result, by_id, "llm", out.correction_reason, ms())
+
+    def _rules_check(self, answer: Answer, evidence: Sequence[Evidence], *,
+                     record: bool = True) -> list[AnswerSentence]:
+        if self.fact_check is None:
+            return verify_rules(answer, {e.chunk_id: e for e in evidence})
+        checked = self.fact_check(answer, evidence)
+        if record:
+            for event in checked.trace[len(answer.trace):]:
+                self.tracer.add(event)
+        return list(checked.sentences)
+
+    def _finish_verify(self, answer: Answer, sentences: list[AnswerSentence], by_id: dict[str, Evidence],
+                       source: str, reason: str, ms: float) -> Answer:
+        flagged = [_MARKER.sub("", s.text) for s in sentences if not s.supported]
+        rewritten = [new.text for old, new in zip(answer.sentences, sentences)
+                     if new.supported and new.text != old.text]
+        self.tracer.emit("verify", duration_ms=ms, detail=source + (f": {reason}" if reason else ""),
+                         args={"unsupported": flagged, "rewritten": rewritten},
+                         evidence_ids=sorted({c for s in sentences for c in s.citations}),
+                         confidence=round(1 - len(flagged) / max(1, len(sentences)), 3))
+        if sentences == answer.sentences:
+            return answer
+        status = answer.status
+        if flagged and status == "answered":
+            status = "needs_review"
+        citations = list(answer.citations)
+        known = {c.chunk_id for c in citations}
+        for s in sentences:
+            for cid in s.citations:
+                if cid not in known and cid in by_id:
+                    citations.append(citation_of(by_id[cid]))
+                    known.add(cid)
+        text = compose_text(sentences, citations, answer.question or answer.text)
+        return answer.model_copy(update={"sentences": sentences, "status": status, "text": text,
+                                         "citations": citations})
+
+
+def _decision(flag: bool) -> str:
+    return "RETRIEVE" if flag else "NO_RETRIEVE"
+
+
+def _dedupe(items: Sequence[str]) -> list[str]:
+    seen: dict[str, str] = {}
+    for q in items:
+        q = " ".join(q.split())
+        if q and normalize_query(q) not in seen:
+            seen[normalize_query(q)] = q
+    return list(seen.values())
+
+
+def normalize_query(q: str) -> str:
+    """The form two queries are compared in for duplicate blocking: case, spacing and
+    punctuation do not make a query new."""
+    return re.sub(r"[\s\W_]+", " ", q.lower()).strip()
+
+
+# --------------------------------------------------------------------------- the rules
+
+def plan_rules(route: RouteDecision, *, missing: str = "", already_run: Sequence[str] = ()) -> list[str]:
+    base = route.query or route.question
+    s = route.slots
+    year = str(s.years[0]) if s.years else (route.version if route.version != "latest" else "")
+    candidates: list[str] = []
+    if missing:
+        # narrower: the missing element with the question's anchors, then the query plus it
+        subject = (s.entities or s.places or [""])[0]
+        candidates.append(" ".join(x for x in (subject, missing, year) if x and x not in missing))
+        if missing not in base:
+            candidates.append(f"{base} {missing}")
+    candidates += [base, *route.subqueries]
+    for entity in [*s.entities, *s.clauses][:2]:
+        candidates.append(" ".join(x for x in (entity, year) if x))
+    ran = {normalize_query(q) for q in already_run}
+    fresh = [q for q in _dedupe(candidates) if normalize_query(q) not in ran]
+    return fresh[:3]
+
+
+def sufficiency_rules(route: RouteDecision, evidence: Sequence[Evidence]) -> Sufficiency:
+    """Coverage: share of the question's key terms (slot anchors count twice) found in the
+    evidence. Timeliness: a pinned year must appear in a source's date/version/text; otherwise the
+    top sources must be in force. Authority: body clauses of documents with a named issuer."""
+    if not evidence:
+        return Sufficiency(coverage=1, timeliness=1, authority=1, verdict="INSUFFICIENT",
+                           missing=(_anchors(route) or key_terms(route.question) or [route.question])[0])
+    from agentic_rag.tokenizer import tokenize
+
+    top = list(evidence)[:8]
+    body_terms = set(tokenize(_text_of(top)))
+    terms = key_terms(route.query or route.question)
+    anchors = [a for a in _anchors(route) if a]
+    weighted: list[tuple[str, int, bool]] = []
+    for a in anchors:
+        toks = key_terms(a) or tokenize(a)
+        weighted.append((a, 2, bool(toks) and all(t in body_terms for t in toks)))
+    for t in terms:
+        weighted.append((t, 1, t in body_terms))
+    total = sum(w for _, w, _ in weighted) or 1
+    covered = sum(w for _, w, ok in weighted if ok)
+    coverage = 1 + round(4 * covered / total) if weighted else 3
+    uncovered = [name for name, _, ok in weighted if not ok]
+
+    pinned = [str(y) for y in route.slots.years] or ([route.version] if route.version != "latest" else [])
+    if pinned:
+        def dated(e: Evidence) -> str:
+            c = e.chunk
+            return f"{c.publish_date or ''} {c.effective_date or ''} {c.version or ''} {c.title} {c.text}"
+        timeliness = 5 if any(any(y in dated(e) for y in pinned) for e in top[:5]) else 2
+    else:
+        statuses = [e.chunk.status for e in top[:3]]
+        timeliness = 5 if all(s == "active" for s in statuses) else (2 if statuses[0] != "active" else 4)
+
+    lead = top[:3]
+    authority = 3
+    if any(e.chunk.authority for e in lead):
+        authority += 1
+    if all(e.chunk.kind in ("body", "table") for e in lead):
+        authority += 1
+    elif all(e.chunk.kind == "footnote" for e in lead):
+        authority -= 1
+
+    sufficient = coverage >= 4 and timeliness >= 3 and authority >= 2
+    missing = ""
+    if not sufficient:
+        if uncovered:
+            missing = uncovered[0]
+        elif timeliness < 3:
+            missing = (f"{pinned[0]}年版本" if pinned else "现行有效版本") if route.language == "zh" else \
+                (f"the {pinned[0]} version" if pinned else "the version in force")
+        else:
+            missing = "权威来源" if route.language == "zh" else "an authoritative source"
+    return Sufficiency(coverage=coverage, timeliness=timeliness, authority=authority,
+                       verdict="SUFFICIENT" if sufficient else "INSUFFICIENT", missing=missing)
+
+
+def verify_rules(answer: Answer, by_id: dict[str, Evidence]) -> list[AnswerSentence]:
+    """Keep the Reasoner's verdict and add the number/term check against the cited passages."""
+    out = []
+    for s in answer.sentences:
+        cited = [by_id[c] for c in s.citations if c in by_id]
+        ok = s.supported and sentence_supported(s.text, cited)
+        out.append(s if ok == s.supported else s.model_copy(update={"supported": ok}))
+    return out
+
+
+def citation_of(ev: Evidence) -> Citation:
+    c = ev.chunk
+    return Citation(chunk_id=c.chunk_id, doc_id=c.doc_id, title=c.title, clause=c.clause,
+                    quote=c.text[:200], span=c.span)
+
+
+def compose_text(sentences: Sequence[AnswerSentence], citations: Sequence[Citation], lang_hint: str = "") -> str:
+    """Answer text in the Reasoner's format: each sentence followed by ``[n]`` markers that number
+    its citations in ``citations``; a flagged sentence is marked so a reader sees that the sources
+    did not confirm it."""
+    zh = prompts.language_of(lang_hint or " ".join(s.text for s in sentences)) == "zh"
+    index = {c.chunk_id: i for i, c in enumerate(citations, 1)}
+    pieces = []
+    for s in sentences:
+        body = s.text.strip()
+        if not _MARKER.search(body):
+            body = body.rstrip("。.") + "".join(f"[{index[c]}]" for c in s.citations if c in index)
+        if not s.supported:
+            body += "〔未经证据证实〕" if zh else " [unverified]"
+        pieces.append(body)
+    if zh:
+        return "".join(p if p.endswith(("。", "）", "？")) else p + "。" for p in pieces if p)
+    return " ".join(p if p.endswith((".", ")")) else p + "." for p in pieces if p)

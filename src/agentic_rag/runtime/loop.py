@@ -1,0 +1,683 @@
+"""The agent runtime: drives Router → gates → Retriever → Reasoner as a bounded loop.
+
+Three modes (:data:`Mode`):
+
+- ``pipeline`` — route, retrieve-or-not, then up to ``max_rounds`` rounds of plan → retrieve
+  (queries in parallel) → sufficiency; each INSUFFICIENT verdict narrows the next round by the
+  missing element. Then the Reasoner answers and the verification gate checks every sentence.
+- ``react`` — think → call tools (in parallel) → observe, until the model says it is done.
+- ``plan`` — a plan of sub-questions, each executed and checked; the plan may be revised.
+
+Every loop is bounded: ``max_steps`` (6), ``max_rounds`` of retrieval (3), a token budget, a
+sufficiency threshold, duplicate-query blocking (the model is told the query already ran and is
+shown what it returned), a per-tool timeout. Hitting a cap ends in a *forced final answer*, with
+tools disabled, that states what is still missing. Without an LLM every decision is made by the
+rules; with one, any invalid or failed LLM call falls back to the rules and says so in the trace.
+An abort flag is checked between steps.
+
+The LLM is asked where it can add something, which keeps a pipeline question at about two calls
+(``bench/llm_cost.py``): the LLM router only when the rules fell back to the default route;
+retrieve-or-not only for a question with no anchor; planning after an INSUFFICIENT verdict (or an
+unsure route); one sufficiency judgement per round; verification of text an LLM wrote, or of
+sentences the Reasoner's own check flagged (so the LLM may rewrite them from the evidence).
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+from collections.abc import Callable, Sequence
+from typing import Any, Literal
+
+from pydantic import BaseModel, Field
+
+from agentic_rag import prompts
+from agentic_rag.agents.gates import (Gates, Sufficiency, citation_of, compose_text, key_terms,
+                                      normalize_query, plan_rules, sufficiency_rules)
+from agentic_rag.models.llm import LLM, LLMFallback, MeteredLLM, structured
+from agentic_rag.runtime.memory import QueryRecord, SessionState
+from agentic_rag.runtime.tools import Observation, StructuredQueries, ToolRegistry, builtin_tools
+from agentic_rag.runtime.trace import Tracer
+from agentic_rag.types import Answer, AnswerSentence, Evidence, RouteDecision, Usage
+
+Mode = Literal["pipeline", "react", "plan"]
+MODES: tuple[str, ...] = ("pipeline", "react", "plan")
+
+
+class Limits(BaseModel):
+    """The hard bounds of one run (defaults from the issue and the source articles)."""
+
+    max_steps: int = Field(6, ge=1, le=50)
+    max_rounds: int = Field(3, ge=1, le=10)
+    max_tokens: int = Field(8000, ge=100, description="LLM token budget per question")
+    tool_timeout_s: float = Field(5.0, gt=0)
+    sufficiency_threshold: float = Field(0.6, ge=0, le=1)
+    k: int = Field(8, ge=1, le=50, description="evidence handed to the Reasoner")
+    max_plan_steps: int = Field(4, ge=1, le=8)
+
+    @classmethod
+    def from_settings(cls, settings: Any) -> "Limits":
+        rt, rv = settings.runtime, settings.retrieval
+        return cls(max_steps=rt.max_steps, max_tokens=rt.max_tokens, tool_timeout_s=rt.tool_timeout_s,
+                   max_rounds=rv.max_rounds, k=rv.k)
+
+
+class _Aborted(Exception):
+    """Raised at a checkpoint after Session.abort(); caught by the runtime, never escapes."""
+
+
+class _Run:
+    """Mutable per-question state of one run (lives only while the run does)."""
+
+    def __init__(self, question: str, state: SessionState, tracer: Tracer, gates: Gates,
+                 llm: MeteredLLM | None, abort: threading.Event) -> None:
+        self.question = question
+        self.state = state
+        self.tracer = tracer
+        self.gates = gates
+        self.llm = llm
+        self.abort = abort
+        self.step = 0
+        self.tool_calls = 0
+        self.cap: str | None = None  # which bound ended the loop, when one did
+        self.route: RouteDecision | None = None
+        self.last_sufficiency: Sufficiency | None = None
+        self.observations: list[str] = []
+        self.notices: list[str] = []
+
+    @property
+    def retrieval(self):
+        return self.state.retrieval
+
+    def checkpoint(self) -> None:
+        if self.abort.is_set():
+            raise _Aborted()
+
+    def next_step(self) -> None:
+        self.checkpoint()
+        self.step += 1
+        self.tracer.step = self.step
+
+
+class AgentRuntime:
+    """Runs questions through the agents. The agents are used only through their contracts:
+    ``router.route(question) -> RouteDecision``, ``retriever.retrieve(route, k) -> [Evidence]``,
+    ``reasoner.reason(question, route, evidence) -> Answer``.
+
+    >>> rt = AgentRuntime.from_engine(engine, llm=make_llm(settings))   # doctest: +SKIP
+    >>> Session(rt).ask("住院报销比例是多少？", mode="react").text       # doctest: +SKIP
+    """
+
+    def __init__(self, *, router: Any, retriever: Any, reasoner: Any, store: Any = None,
+                 llm: LLM | None = None, limits: Limits | None = None, tools: ToolRegistry | None = None,
+                 queries: StructuredQueries | None = None, http_allow: Sequence[str] = (),
+                 mode: Mode = "pipeline") -> None:
+        if mode not in MODES:
+            raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
+        self.router = router
+        self.retriever = retriever
+        self.reasoner = reasoner
+        self.store = store
+        self.llm = llm
+        self.limits = limits or Limits()
+        self.mode: Mode = mode
+        if tools is None:
+            tools = builtin_tools(ToolRegistry(timeout_s=self.limits.tool_timeout_s), retriever=retriever,
+                                  router=router, store=store, queries=queries, http_allow=http_allow)
+        self.tools = tools
+
+    @classmethod
+    def from_engine(cls, engine: Any, *, llm: LLM | None = None, **kwargs: Any) -> "AgentRuntime":
+        """Build from an :class:`~agentic_rag.engine.Engine` (its store, agents and settings)."""
+        kwargs.setdefault("limits", Limits.from_settings(engine.settings))
+        kwargs.setdefault("mode", engine.settings.runtime.mode)
+        return cls(router=engine.router, retriever=engine.retriever, reasoner=engine.reasoner,
+                   store=engine.store, llm=llm, **kwargs)
+
+    # ------------------------------------------------------------------ entry point
+    def run(self, question: str, *, state: SessionState | None = None, mode: Mode | None = None,
+            on_event: Callable[..., None] | None = None, abort: threading.Event | None = None,
+            llm: LLM | None = None) -> Answer:
+        """Answer ``question`` within the limits; ``state`` (a session's memory) is updated in place."""
+        mode = mode or self.mode
+        if mode not in MODES:
+            raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
+        state = state or SessionState()
+        tracer = Tracer(state.session_id, on_event)
+        chosen = llm if llm is not None else self.llm
+        meter = MeteredLLM(chosen, max_tokens=self.limits.max_tokens) if chosen is not None else None
+        gates = Gates(meter, tracer, fact_check=getattr(self.reasoner, "verify", None))
+        run = _Run(question, state, tracer, gates, meter, abort or threading.Event())
+        state.status = "running"
+        state.start_question()
+        history = state.conversation.render()
+        self._remember(run, "user", question)
+        try:
+            run.checkpoint()
+            standalone = self._contextualize(run, question, history)
+            route = self._route(run, standalone)
+            run.route = route
+            if not run.gates.should_retrieve(route):
+                answer = _no_retrieval_answer(route)
+            elif mode == "pipeline":
+                answer = self._pipeline(run, route)
+            elif mode == "react":
+                answer = self._react(run, route, history)
+            else:
+                answer = self._plan(run, route)
+            state.status = "answered"
+        except _Aborted:
+            answer = self._aborted(run)
+            state.status = "aborted"
+        answer = self._finish(run, answer)
+        self._remember(run, "assistant", answer.text)
+        state.answers = [*state.answers[-4:], answer]
+        return answer
+
+    # ------------------------------------------------------------------ shared steps
+    def _contextualize(self, run: _Run, question: str, history: str) -> str:
+        """A follow-up ("那退休人员呢？", "what about 2023?") becomes a standalone question."""
+        prev = _previous_question(run.state)
+        if not prev or not _looks_like_followup(question):
+            return question
+        rules = f"{prev} {question}"
+        if run.llm is None:
+            run.tracer.emit("contextualize", args={"question": rules}, detail="rules")
+            return rules
+        try:
+            out = structured(run.llm, prompts.condense_messages(question, history),
+                             prompts.StandaloneQuestion, max_tokens=80)
+        except LLMFallback as exc:
+            run.tracer.fallback("contextualize", exc.reason, args={"question": rules})
+            return rules
+        run.tracer.emit("contextualize", args={"question": out.question}, detail="llm")
+        return out.question
+
+    def _route(self, run: _Run, question: str) -> RouteDecision:
+        """The deterministic Router first; the LLM router is consulted only when the rules fell
+        back to the default route, and its proposal is validated by the Router."""
+        with run.tracer.timed() as ms:
+            route = self.router.route(question)
+        if route.fallback and run.llm is not None:
+            try:
+                out = structured(run.llm, prompts.router_messages(question, _intents(self.router)),
+                                 prompts.RouterOutput, max_tokens=200)
+            except LLMFallback as exc:
+                run.tracer.fallback("route", exc.reason)
+            else:
+                candidate = _route_from_llm(question, route, out)
+                validate = getattr(self.router, "from_candidate", None)
+                proposed = validate(question, candidate.model_dump(mode="json")) if validate else candidate
+                if not proposed.fallback:
+                    route = proposed
+                else:
+                    run.tracer.fallback("route", "LLM route below the confidence threshold")
+        run.tracer.emit("route", duration_ms=ms(), confidence=route.confidence,
+                        args={"intent": route.intent, "query": route.query, "version": route.version},
+                        fallback="low confidence: default route" if route.fallback else None,
+                        detail=f"prompts {prompts.PROMPT_VERSION}")
+        return route
+
+    def _retrieve(self, run: _Run, route: RouteDecision, queries: Sequence[str]) -> list[Evidence]:
+        """Run each query as its own retrieval, in parallel, each under the tool timeout;
+        a duplicate query is blocked and its old result reused."""
+        fresh = []
+        for q in queries:
+            rec = run.retrieval.queries.get(normalize_query(q))
+            if rec is not None:
+                run.tracer.emit("blocked", tool="semantic_search", args={"query": q},
+                                evidence_ids=rec.result_ids, detail="duplicate query: already run")
+            else:
+                fresh.append(q)
+        if not fresh:
+            return []
+        if run.retrieval.rounds >= self.limits.max_rounds:
+            run.cap = f"retrieval round cap ({self.limits.max_rounds})"
+            run.tracer.emit("blocked", tool="semantic_search", args={"queries": fresh}, detail=run.cap)
+            return []
+        run.retrieval.rounds += 1
+        k = self.limits.k
+
+        legs: dict[str, list[Any]] = {}
+        with_trace = getattr(self.retriever, "retrieve_with_trace", None)
+
+        def one(q: str) -> Callable[[], list[Evidence]]:
+            def call() -> list[Evidence]:
+                sub = route.model_copy(update={"query": q})
+                if with_trace is None:
+                    return list(self.retriever.retrieve(sub, k=k))
+                evidence, legs[q] = with_trace(sub, k)  # the Retriever's own steps, kept per query
+                return list(evidence)
+            return call
+
+        results = self.tools.run_functions([("semantic_search", {"query": q}, one(q)) for q in fresh])
+        found: list[Evidence] = []
+        for q, obs in zip(fresh, results):
+            for event in legs.get(q, []):
+                run.tracer.add(event.model_copy(update={"detail": f"[{q}] {event.detail}".strip()}))
+            self._observe(run, obs)
+            found.extend(obs.evidence)
+        return found
+
+    def _observe(self, run: _Run, obs: Observation) -> None:
+        """Record one tool observation: trace, query log, evidence, and a fact card when the top
+        result covers the question's key terms. (The Retriever's own steps, when it reports them,
+        are ``retrieve`` events just before.)"""
+        run.tool_calls += 1
+        ids = [e.chunk_id for e in obs.evidence]
+        run.tracer.emit("tool", tool=obs.tool, args=obs.args, duration_ms=obs.duration_ms,
+                        evidence_ids=ids, detail=obs.error or f"{len(ids) or ('ok' if obs.ok else 0)} results")
+        query = str(obs.args.get("query") or "")
+        if query:
+            run.retrieval.queries[normalize_query(query)] = QueryRecord(
+                query=query, tool=obs.tool, result_ids=ids, round=run.retrieval.rounds,
+                summary=(obs.content if obs.ok else f"ERROR: {obs.error}")[:600])
+        run.retrieval.add_evidence(obs.evidence, max(1, run.retrieval.rounds))
+        if obs.evidence:
+            top = obs.evidence[0]
+            terms = key_terms(run.route.question if run.route else run.question)
+            text = top.chunk.text
+            if terms and sum(t in text.lower() for t in terms) / len(terms) >= 0.5:
+                run.retrieval.add_fact(_first_sentence(text), [top.chunk_id])
+        run.observations = [*run.observations[-2:], obs.render()[:900]]
+
+    def _reason(self, run: _Run, route: RouteDecision) -> tuple[Answer, list[Evidence]]:
+        evidence = run.retrieval.ranked(self.limits.k)
+        with run.tracer.timed() as ms:
+            # route.question is the standalone form of a follow-up ("那申请期限呢？" in context)
+            answer = self.reasoner.reason(route.question or run.question, route, evidence)
+        for event in answer.trace:
+            run.tracer.add(event)
+        if not any(e.kind == "reason" for e in answer.trace):  # the Reasoner may record its own
+            run.tracer.emit("reason", duration_ms=ms(), detail=answer.status,
+                            evidence_ids=[c.chunk_id for c in answer.citations])
+        return answer.model_copy(update={"trace": []}), evidence
+
+    # ------------------------------------------------------------------ pipeline
+    def _pipeline(self, run: _Run, route: RouteDecision) -> Answer:
+        missing = ""
+        for _ in range(self.limits.max_rounds):
+            if run.step >= self.limits.max_steps:
+                run.cap = f"step cap ({self.limits.max_steps})"
+                break
+            run.next_step()
+            queries = run.gates.plan(route, missing=missing,
+                                     already_run=[r.query for r in run.retrieval.queries.values()])
+            if not [q for q in queries if normalize_query(q) not in run.retrieval.queries]:
+                run.cap = "no new query left to run"
+                break
+            self._retrieve(run, route, queries)
+            suff = run.gates.sufficiency(route, run.retrieval.ranked(self.limits.k))
+            run.last_sufficiency = suff
+            if suff.sufficient and suff.confidence >= self.limits.sufficiency_threshold:
+                run.retrieval.gaps.clear()
+                break
+            missing = suff.missing_element(route)
+            run.retrieval.set_gap(missing)
+            if run.llm is not None and run.llm.unavailable() and "budget" in (run.llm.unavailable() or ""):
+                run.cap = run.llm.unavailable()
+                break
+        else:
+            run.cap = f"retrieval round cap ({self.limits.max_rounds})"
+        run.checkpoint()
+        answer, evidence = self._reason(run, route)
+        return run.gates.verify(answer.model_copy(update={"question": run.question}), evidence,
+                                written_by_llm=False)
+
+    # ------------------------------------------------------------------ react
+    def _react(self, run: _Run, route: RouteDecision, history: str) -> Answer:
+        tools = self.tools.schemas()
+        finished = False
+        while run.step < self.limits.max_steps:
+            run.next_step()
+            if run.llm is not None and run.llm.unavailable() and "budget" in run.llm.unavailable():
+                run.cap = run.llm.unavailable()
+                break
+            action = self._think(run, route, tools, history)
+            for fact in action.facts:
+                run.retrieval.add_fact(fact.text, fact.chunk_ids)
+            for gap in action.gaps:
+                run.retrieval.set_gap(gap)
+            if action.final:
+                conf = action.confidence
+                run.tracer.emit("think", detail=action.thought[:300], confidence=conf,
+                                args={"final": True})
+                if conf < self.limits.sufficiency_threshold:
+                    run.retrieval.set_gap(_low_confidence_gap(route, run))
+                finished = True
+                break
+            run.tracer.emit("think", detail=action.thought[:300], confidence=action.confidence,
+                            args={"tool_calls": [c.model_dump() for c in action.tool_calls]})
+            self._act(run, action.tool_calls)
+        if not finished and run.cap is None:
+            run.cap = f"step cap ({self.limits.max_steps})"
+        return self._final(run, route)
+
+    def _think(self, run: _Run, route: RouteDecision, tools: list[dict[str, Any]],
+               history: str) -> prompts.AgentStep:
+        if run.llm is not None:
+            msgs = prompts.react_messages(
+                run.question, tools, facts=[f"{f.text} {f.chunk_ids}" for f in run.retrieval.facts],
+                gaps=run.retrieval.gaps, observations=run.observations, notices=run.notices,
+                step=run.step, max_steps=self.limits.max_steps, history=history)
+            run.notices = []
+            names = set(self.tools.names())
+
+            def known_tools(step: prompts.AgentStep) -> None:
+                unknown = [c.tool for c in step.tool_calls if c.tool not in names]
+                if unknown:
+                    raise ValueError(f"unknown tool(s) {unknown}; use one of {sorted(names)}")
+
+            try:
+                return structured(run.llm, msgs, prompts.AgentStep, max_tokens=400, validate=known_tools)
+            except LLMFallback as exc:
+                run.tracer.fallback("think", exc.reason)
+        return self._rules_action(run, route)
+
+    def _rules_action(self, run: _Run, route: RouteDecision) -> prompts.AgentStep:
+        """The deterministic agent: search the planned queries until the rules call it sufficient."""
+        evidence = run.retrieval.ranked(self.limits.k)
+        missing = ""
+        if run.retrieval.rounds >= self.limits.max_rounds:
+            run.cap = f"retrieval round cap ({self.limits.max_rounds})"
+            return prompts.AgentStep(thought="rules: retrieval rounds used up", final=True,
+                                     confidence=run.last_sufficiency.confidence if run.last_sufficiency else 0.0)
+        if evidence:
+            suff = sufficiency_rules(route, evidence)
+            run.last_sufficiency = suff
+            if suff.sufficient and suff.confidence >= self.limits.sufficiency_threshold:
+                return prompts.AgentStep(thought="rules: evidence sufficient", final=True,
+                                         confidence=suff.confidence)
+            missing = suff.missing
+        queries = plan_rules(route, missing=missing,
+                             already_run=[r.query for r in run.retrieval.queries.values()])
+        tool = "semantic_search" if "semantic_search" in self.tools else "exact_search"
+        if not queries or tool not in self.tools:
+            return prompts.AgentStep(thought="rules: no new query left", final=True,
+                                     confidence=run.last_sufficiency.confidence if run.last_sufficiency else 0.0,
+                                     gaps=[missing] if missing else [])
+        return prompts.AgentStep(thought=f"rules: search {queries[0]!r}" + (f" for {missing!r}" if missing else ""),
+                                 tool_calls=[prompts.ToolCall(tool=tool, args={"query": queries[0]})],
+                                 gaps=[missing] if missing else [])
+
+    def _act(self, run: _Run, calls: Sequence[prompts.ToolCall]) -> None:
+        """Duplicate and over-cap retrieval calls are answered without running; the rest run in
+        parallel under the tool timeout."""
+        to_run: list[tuple[str, dict[str, Any]]] = []
+        retrieval_round = False
+        for call in calls:
+            tool = self.tools[call.tool] if call.tool in self.tools else None
+            query = str(call.args.get("query") or "")
+            if tool is not None and tool.retrieval and query:
+                rec = run.retrieval.queries.get(normalize_query(query))
+                if rec is not None:
+                    run.tracer.emit("blocked", tool=call.tool, args=call.args, evidence_ids=rec.result_ids,
+                                    detail="duplicate query: already run")
+                    run.notices.append(
+                        f"The query {query!r} was already run (step {rec.round}); it returned:\n{rec.summary}\n"
+                        f"Judge whether something is still missing, or change the angle. / 该查询已执行过，"
+                        f"请基于已有结果判断缺口或换角度。")
+                    continue
+                if run.retrieval.rounds >= self.limits.max_rounds:
+                    run.tracer.emit("blocked", tool=call.tool, args=call.args,
+                                    detail=f"retrieval round cap ({self.limits.max_rounds})")
+                    run.notices.append(f"Retrieval is capped at {self.limits.max_rounds} rounds: answer now "
+                                       f"from what you have and name what is missing.")
+                    run.cap = f"retrieval round cap ({self.limits.max_rounds})"
+                    continue
+                retrieval_round = True
+            to_run.append((call.tool, call.args))
+        if retrieval_round:
+            run.retrieval.rounds += 1
+        for obs in self.tools.run(to_run):
+            self._observe(run, obs)
+
+    def _final(self, run: _Run, route: RouteDecision) -> Answer:
+        """The final answer, tools disabled: the Reasoner's (conflicts arbitrated), rewritten by the
+        LLM writer when one is available and its draft validates, then verified."""
+        run.checkpoint()
+        run.next_step()
+        answer, evidence = self._reason(run, route)
+        answer = answer.model_copy(update={"question": run.question})
+        written = False
+        if run.llm is not None and evidence and answer.status != "abstained":
+            answer, written = self._write(run, answer, evidence)
+        return run.gates.verify(answer, evidence, written_by_llm=written)
+
+    def _write(self, run: _Run, base: Answer, evidence: list[Evidence]) -> tuple[Answer, bool]:
+        """(answer, whether the LLM wrote it)."""
+        by_id = {e.chunk_id: e for e in evidence}
+        losers = {v.chunk_id for c in base.conflicts for v in c.values if v.chunk_id != c.winner}
+
+        def grounded(draft: prompts.AnswerDraft) -> None:
+            for s in draft.sentences:
+                unknown = [c for c in s.citations if c not in by_id]
+                if unknown:
+                    raise ValueError(f"citations {unknown} are not passage ids")
+                if losers and set(s.citations) <= losers:
+                    raise ValueError(f"sentence {s.text[:30]!r} cites only the losing side of a conflict")
+
+        msgs = prompts.writer_messages(run.route.question if run.route else run.question, evidence,
+                                       conflicts=base.conflicts,
+                                       facts=[f.text for f in run.retrieval.facts], gaps=run.retrieval.gaps)
+        try:
+            with run.tracer.timed() as ms:
+                draft = structured(run.llm, msgs, prompts.AnswerDraft, max_tokens=600, validate=grounded)
+        except LLMFallback as exc:
+            run.tracer.fallback("write", exc.reason)
+            return base, False
+        sentences = [AnswerSentence(text=_MARKERS.sub("", s.text).strip(),
+                                    citations=list(dict.fromkeys(s.citations))) for s in draft.sentences]
+        cited = list(dict.fromkeys(c for s in sentences for c in s.citations))
+        old = {c.chunk_id: c for c in base.citations}
+        citations = [old.get(cid) or citation_of(by_id[cid]) for cid in cited]
+        run.tracer.emit("write", duration_ms=ms(), evidence_ids=cited, detail="llm")
+        return base.model_copy(update={
+            "sentences": sentences, "citations": citations,
+            "text": compose_text(sentences, citations, run.question),
+            "gaps": list(dict.fromkeys([*base.gaps, *draft.gaps])), "status": "answered"}), True
+
+    # ------------------------------------------------------------------ plan and execute
+    def _plan(self, run: _Run, route: RouteDecision) -> Answer:
+        steps = self._make_plan(run, route)
+        done: list[tuple[str, str]] = []
+        retried: set[str] = set()
+        while steps:
+            if run.step >= self.limits.max_steps - 1 or run.retrieval.rounds >= self.limits.max_rounds:
+                # keep one step for the final answer; unexecuted sub-questions become gaps
+                run.cap = (f"step cap ({self.limits.max_steps})" if run.step >= self.limits.max_steps - 1
+                           else f"retrieval round cap ({self.limits.max_rounds})")
+                for s in steps:
+                    run.retrieval.set_gap(s)
+                break
+            run.next_step()
+            sub = steps.pop(0)
+            sub_route = self.router.route(sub)
+            if not sub_route.slots.years and route.slots.years:  # the question's time anchor holds for every step
+                sub_route = sub_route.model_copy(update={"slots": sub_route.slots.model_copy(
+                    update={"years": route.slots.years}), "version": route.version})
+            queries = plan_rules(sub_route, already_run=[r.query for r in run.retrieval.queries.values()])[:2]
+            found = self._retrieve(run, sub_route, queries) if queries else []
+            suff = run.gates.sufficiency(sub_route, found or run.retrieval.ranked(self.limits.k))
+            if suff.sufficient:
+                done.append((sub, "covered"))
+            else:
+                run.retrieval.set_gap(suff.missing or sub)
+                done.append((sub, f"missing {suff.missing}"))
+                narrower = f"{sub_route.query or sub} {suff.missing}".strip()
+                spare = self.limits.max_rounds - run.retrieval.rounds - len(steps)
+                if sub not in retried and suff.missing and spare > 0:  # one narrower retry, if rounds allow
+                    retried.add(narrower)
+                    steps.insert(0, narrower)
+                    run.tracer.emit("plan", args={"steps": steps}, detail="revised: narrower retry")
+                    continue
+            if steps and run.llm is not None:
+                steps = self._check_plan(run, done, steps)
+        return self._final(run, route)
+
+    def _make_plan(self, run: _Run, route: RouteDecision) -> list[str]:
+        rules = route.subqueries[:self.limits.max_plan_steps] or split_question(route.question)[:self.limits.max_plan_steps]
+        if run.llm is None:
+            run.tracer.emit("plan", args={"steps": rules}, detail="rules")
+            return rules
+        try:
+            out = structured(run.llm, prompts.plan_steps_messages(route.question or run.question, route),
+                             prompts.PlanOutput, max_tokens=200)
+        except LLMFallback as exc:
+            run.tracer.fallback("plan", exc.reason, args={"steps": rules})
+            return rules
+        steps = [s.strip() for s in out.steps if s.strip()][:self.limits.max_plan_steps]
+        run.tracer.emit("plan", args={"steps": steps}, detail="llm")
+        return steps
+
+    def _check_plan(self, run: _Run, done: list[tuple[str, str]], steps: list[str]) -> list[str]:
+        try:
+            out = structured(run.llm, prompts.plan_check_messages(run.question, done, steps),
+                             prompts.PlanCheck, max_tokens=200)
+        except LLMFallback as exc:
+            run.tracer.fallback("plan_check", exc.reason)
+            return steps
+        if out.keep or not out.revised_steps:
+            return steps
+        revised = [s.strip() for s in out.revised_steps if s.strip()][:self.limits.max_plan_steps]
+        run.tracer.emit("plan", args={"steps": revised}, detail="revised by llm")
+        return revised
+
+    # ------------------------------------------------------------------ endings
+    def _aborted(self, run: _Run) -> Answer:
+        r = run.retrieval
+        zh = prompts.language_of(run.question) == "zh"
+        text = (f"已中止：在第 {run.step} 步后停止；已运行 {len(r.queries)} 个查询，找到 {len(r.evidence)} 条证据。"
+                if zh else f"Aborted after step {run.step}: {len(r.queries)} queries run, "
+                           f"{len(r.evidence)} passages found.")
+        run.tracer.emit("abort", detail="aborted between steps", evidence_ids=list(r.evidence)[:20])
+        return Answer(question=run.question, text=text, status="aborted",
+                      gaps=list(r.gaps) or ([] if r.evidence else [run.question]))
+
+    def _finish(self, run: _Run, answer: Answer) -> Answer:
+        """Say what a cap left missing, then stamp trace and usage."""
+        gaps = list(dict.fromkeys([*answer.gaps, *run.retrieval.gaps]))
+        text = answer.text
+        zh = prompts.language_of(run.question) == "zh"
+        # an abstention already says what is missing in the Reasoner's words; gaps stay listed
+        if answer.status in ("answered", "needs_review") and run.cap and gaps:
+            note = (f"（已达上限：{_cap_zh(run.cap)}；仍缺少：{'、'.join(gaps)}。）" if zh else
+                    f" (Stopped at the {run.cap}; still missing: {', '.join(gaps)}.)")
+            text = f"{text}{note}"
+        elif answer.status in ("answered", "needs_review") and gaps:
+            # an answer that covers only part of the question says which part it could not find
+            note = f"（未找到：{'、'.join(gaps)}。）" if zh else f" (Not found: {', '.join(gaps)}.)"
+            text = f"{text}{note}"
+        run.tracer.emit("final", detail=answer.status + (f"; {run.cap}" if run.cap else ""),
+                        evidence_ids=[c.chunk_id for c in answer.citations],
+                        args={"cap": run.cap, "gaps": gaps})
+        llm_usage = run.llm.usage if run.llm is not None else Usage()
+        usage = Usage(llm_calls=llm_usage.llm_calls + answer.usage.llm_calls,
+                      prompt_tokens=llm_usage.prompt_tokens + answer.usage.prompt_tokens,
+                      completion_tokens=llm_usage.completion_tokens + answer.usage.completion_tokens,
+                      tool_calls=run.tool_calls, retrieval_rounds=run.retrieval.rounds)
+        return answer.model_copy(update={"question": run.question, "text": text, "gaps": gaps,
+                                         "trace": list(run.tracer.events), "usage": usage,
+                                         "route": answer.route or run.route})
+
+    def _remember(self, run: _Run, role: Literal["user", "assistant"], content: str) -> None:
+        conv = run.state.conversation
+        dropped = conv.add(role, content)
+        if not dropped:
+            return
+        summary = None
+        if run.llm is not None and not run.llm.unavailable():
+            try:
+                summary = structured(run.llm, prompts.summary_messages(
+                    conv.summary, [(t.role, t.content[:500]) for t in dropped]),
+                    prompts.ConversationSummary, max_tokens=300).summary
+            except LLMFallback as exc:
+                run.tracer.fallback("summarize", exc.reason)
+        conv.fold(dropped, summary)
+
+
+# ---------------------------------------------------------------------- helpers
+
+_FOLLOWUP = re.compile(r"^\s*(那|那么|还有|另外|再问|它|这个|该|如果是|要是|and\b|what about|how about|and if|same for)", re.I)
+
+
+def _looks_like_followup(question: str) -> bool:
+    q = question.strip()
+    if _FOLLOWUP.match(q):
+        return True
+    return (len(q) <= 8 if prompts.language_of(q) == "zh" else len(q.split()) <= 3) and q.endswith(("呢", "呢？", "?"))
+
+
+def _previous_question(state: SessionState) -> str | None:
+    users = [t.content for t in state.conversation.turns if t.role == "user"]
+    return users[-2] if len(users) >= 2 else None  # the last one is the current question
+
+
+def _intents(router: Any) -> list[str]:
+    tree = getattr(router, "tree", None)
+    out: list[str] = []
+
+    def walk(nodes: Any, prefix: str) -> None:
+        for n in nodes:
+            path = f"{prefix}/{n.name}" if prefix else n.name
+            out.append(path)
+            if len(out) < 60:
+                walk(n.children, path)
+
+    if tree is not None:
+        walk(tree.nodes, "")
+    return out[:60]
+
+
+def _route_from_llm(question: str, base: RouteDecision, out: prompts.RouterOutput) -> RouteDecision:
+    """The LLM's intent and slots over the deterministic route; exact-pattern slots (years,
+    clauses) found by the rules are kept when the model drops them."""
+    s = base.slots
+    slots = s.model_copy(update={
+        "places": out.places or s.places, "years": out.years or s.years, "persons": out.persons or s.persons,
+        "entities": out.entities or s.entities, "amounts": out.amounts or s.amounts,
+        "clauses": out.clauses or s.clauses})
+    intent = [p for part in out.intent for p in part.split("/") if p]
+    return base.model_copy(update={"intent": intent or base.intent, "slots": slots, "query": out.query,
+                                   "version": out.version or base.version, "confidence": out.confidence,
+                                   "fallback": False})
+
+
+_MARKERS = re.compile(r"\[\d+\]|\[[\w.-]+:[\w.-]+:\d+\]")  # [1] or [doc:clause:n] a model copied
+
+_SPLIT = re.compile(r"[；;]|？|\?|(?:以及|并且|另外|同时)|\band also\b|\bas well as\b")
+
+
+def split_question(question: str) -> list[str]:
+    """Rules for plan mode: split a compound question on question marks, semicolons and
+    coordinating phrases; parts too short to search on their own stay with the whole."""
+    parts = [p.strip(" ，,。.") for p in _SPLIT.split(question)]
+    parts = [p for p in parts if len(p) >= 4]
+    return parts if len(parts) >= 2 else [question]
+
+
+def _first_sentence(text: str) -> str:
+    m = re.search(r"^(.{8,160}?[。！？!?；;]|.{8,160}?\.\s)", " ".join(text.split()))
+    return (m.group(1) if m else " ".join(text.split())[:160]).strip()
+
+
+def _low_confidence_gap(route: RouteDecision, run: _Run) -> str:
+    suff = sufficiency_rules(route, run.retrieval.ranked())
+    return suff.missing or ("信息充分度不足" if route.language == "zh" else "evidence below the sufficiency threshold")
+
+
+def _no_retrieval_answer(route: RouteDecision) -> Answer:
+    if route.language == "zh":
+        text = "这个问题看起来是寒暄或与文档无关，未检索文档。请提出关于已收录文档的问题。"
+        gap = "与文档相关的问题"
+    else:
+        text = ("This looks like small talk rather than a question about the documents, so nothing "
+                "was retrieved. Ask about the ingested documents.")
+        gap = "a question about the documents"
+    return Answer(question=route.question, text=text, status="abstained", gaps=[gap], route=route)
+
+
+def _cap_zh(cap: str) -> str:
+    return (cap.replace("retrieval round cap", "检索轮数上限").replace("step cap", "步数上限")
+            .replace("token budget of", "token 预算").replace("spent", "已用完")
+            .replace("no new query left to run", "没有新的查询可执行"))

@@ -1,0 +1,393 @@
+"""The tool registry: typed Python functions exposed to the agent as JSON-schema tools.
+
+A tool is declared from a function; its parameters model (and so the JSON schema the model sees)
+is derived from the signature, its description from the docstring::
+
+    registry = ToolRegistry()
+
+    @registry.tool
+    def exact_search(query: str, top_k: int = 5) -> list[Evidence]:
+        "Full-text search for exact wording: model numbers, names, clause numbers."
+
+Calls go through :meth:`ToolRegistry.run`: arguments are validated, independent calls run in
+parallel on a thread pool, and each has a timeout (default 5 s). Anything the *model* caused — an
+unknown tool, bad arguments, a timeout, a refused host, a failing backend — comes back as an
+:class:`Observation` the model can react to; only programming errors in declaring tools raise.
+
+Built-ins (:func:`builtin_tools`): ``semantic_search``, ``exact_search``, ``graph_lookup``,
+``structured_query`` (named, parameterized SQL registered by the user; never free SQL) and
+``http_get`` (allow-listed hosts only).
+"""
+
+from __future__ import annotations
+
+import inspect
+import json
+import re
+import sqlite3
+import threading
+import time
+from collections.abc import Callable, Iterable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import TimeoutError as FutureTimeout
+from pathlib import Path
+from typing import Any, get_type_hints
+from urllib.parse import urlparse
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, create_model
+
+from agentic_rag.errors import AragError, ConfigError, MissingExtraError, ToolError
+from agentic_rag.types import Evidence, RouteDecision
+
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]{0,63}$")
+_OBS_CHARS = 150  # per item shown to the model: enough to judge, cheap in tokens
+
+
+class Observation(BaseModel):
+    """What a tool call returned, as the model and the trace see it."""
+
+    tool: str
+    args: dict[str, Any] = Field(default_factory=dict)
+    ok: bool = True
+    content: str = ""  # compact text shown to the model
+    evidence: list[Evidence] = Field(default_factory=list)
+    data: Any = None  # structured result (rows, JSON) for non-evidence tools
+    error: str | None = None
+    duration_ms: float = 0.0
+
+    def render(self) -> str:
+        head = f"{self.tool}({json.dumps(self.args, ensure_ascii=False)})"
+        return f"{head} -> ERROR: {self.error}" if self.error else f"{head} ->\n{self.content}"
+
+
+class Tool(BaseModel):
+    """One registered tool."""
+
+    model_config = ConfigDict(arbitrary_types_allowed=True)
+
+    name: str
+    description: str
+    fn: Callable[..., Any]
+    params: type[BaseModel]
+    retrieval: bool = False  # counts against the retrieval-round cap and duplicate blocking
+
+    def schema(self) -> dict[str, Any]:
+        """OpenAI-style function schema."""
+        params = self.params.model_json_schema()
+        params.pop("title", None)
+        return {"name": self.name, "description": self.description, "parameters": params}
+
+
+def _params_model(fn: Callable[..., Any], name: str) -> type[BaseModel]:
+    """A pydantic model of ``fn``'s parameters; every parameter must be annotated."""
+    sig = inspect.signature(fn)
+    hints = get_type_hints(fn)
+    fields: dict[str, Any] = {}
+    for p in sig.parameters.values():
+        if p.kind in (p.VAR_POSITIONAL, p.VAR_KEYWORD):
+            raise ToolError(f"tool {name!r}: *args/**kwargs cannot be described to a model")
+        if p.name not in hints:
+            raise ToolError(f"tool {name!r}: parameter {p.name!r} needs a type annotation")
+        default = ... if p.default is inspect.Parameter.empty else p.default
+        fields[p.name] = (hints[p.name], default)
+    return create_model(f"{name}_params", __config__=ConfigDict(extra="forbid"), **fields)
+
+
+class ToolRegistry:
+    """Named tools with derived JSON schemas, run with validation, parallelism and timeouts."""
+
+    def __init__(self, *, timeout_s: float = 5.0, max_workers: int = 4) -> None:
+        if timeout_s <= 0:
+            raise ConfigError(f"tool timeout must be > 0 seconds, got {timeout_s}")
+        self.timeout_s = timeout_s
+        self._tools: dict[str, Tool] = {}
+        # A timed-out call keeps its worker until it returns (Python cannot kill a thread); the
+        # pool is sized so one stuck backend cannot starve the others.
+        self._pool = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="arag-tool")
+
+    def register(self, fn: Callable[..., Any], *, name: str | None = None,
+                 description: str | None = None, retrieval: bool = False) -> Tool:
+        name = name or fn.__name__
+        if not _NAME.match(name):
+            raise ToolError(f"tool name {name!r} must be an identifier of at most 64 characters")
+        if name in self._tools:
+            raise ToolError(f"a tool named {name!r} is already registered")
+        desc = description or inspect.getdoc(fn) or ""
+        if not desc.strip():
+            raise ToolError(f"tool {name!r} needs a description (docstring): the model chooses by it")
+        tool = Tool(name=name, description=" ".join(desc.split()), fn=fn,
+                    params=_params_model(fn, name), retrieval=retrieval)
+        self._tools[name] = tool
+        return tool
+
+    def tool(self, fn: Callable[..., Any]) -> Callable[..., Any]:
+        """Decorator form of :meth:`register`."""
+        self.register(fn)
+        return fn
+
+    def __contains__(self, name: str) -> bool:
+        return name in self._tools
+
+    def __getitem__(self, name: str) -> Tool:
+        return self._tools[name]
+
+    def names(self) -> list[str]:
+        return list(self._tools)
+
+    def schemas(self) -> list[dict[str, Any]]:
+        return [t.schema() for t in self._tools.values()]
+
+    def run(self, calls: Sequence[tuple[str, dict[str, Any]]], *,
+            timeout_s: float | None = None) -> list[Observation]:
+        """Run independent calls in parallel; results in the order of ``calls``."""
+        prepared: list[tuple[str, dict[str, Any], Callable[[], Any]] | Observation] = []
+        for name, args in calls:
+            item = self._prepare(name, args)
+            if isinstance(item, Observation):
+                prepared.append(item)
+            else:
+                tool, params = item
+                prepared.append((tool.name, params.model_dump(mode="json"),
+                                 lambda fn=tool.fn, kw=params.model_dump(): fn(**kw)))
+        return self._execute(prepared, timeout_s)
+
+    def run_functions(self, calls: Sequence[tuple[str, dict[str, Any], Callable[[], Any]]], *,
+                      timeout_s: float | None = None) -> list[Observation]:
+        """Run already-bound calls (``(tool name, args shown, thunk)``) with the same parallelism,
+        timeout and observation rules as model-issued tool calls; the runtime uses it for the
+        retrievals it plans itself."""
+        return self._execute(list(calls), timeout_s)
+
+    def _execute(self, prepared: Sequence[tuple[str, dict[str, Any], Callable[[], Any]] | Observation],
+                 timeout_s: float | None) -> list[Observation]:
+        timeout = timeout_s or self.timeout_s
+        futures = {}
+        starts = {}
+        for i, item in enumerate(prepared):
+            if not isinstance(item, Observation):
+                starts[i] = time.perf_counter()
+                futures[i] = self._pool.submit(item[2])
+        out: list[Observation] = []
+        deadline = time.perf_counter() + timeout
+        for i, item in enumerate(prepared):
+            if isinstance(item, Observation):
+                out.append(item)
+                continue
+            name, args, _ = item
+            try:
+                # all calls started together, so they share one deadline
+                result = futures[i].result(timeout=max(0.0, deadline - time.perf_counter()))
+            except FutureTimeout:
+                futures[i].cancel()
+                out.append(Observation(tool=name, args=args, ok=False,
+                                       error=f"timed out after {timeout:g} s; continue with what you "
+                                             f"have or try another query / 超时，请基于已有结果继续或换查询",
+                                       duration_ms=timeout * 1000))
+                continue
+            except (AragError, OSError, ValueError, LookupError, sqlite3.Error) as exc:
+                out.append(Observation(tool=name, args=args, ok=False,
+                                       error=f"{type(exc).__name__}: {exc}",
+                                       duration_ms=(time.perf_counter() - starts[i]) * 1000))
+                continue
+            obs = _observe(name, args, result)
+            obs.duration_ms = (time.perf_counter() - starts[i]) * 1000
+            out.append(obs)
+        return out
+
+    def _prepare(self, name: str, args: dict[str, Any]) -> tuple[Tool, BaseModel] | Observation:
+        tool = self._tools.get(name)
+        if tool is None:
+            return Observation(tool=name, args=args, ok=False,
+                               error=f"unknown tool; available: {', '.join(self._tools)}")
+        try:
+            return tool, tool.params.model_validate(args)
+        except ValidationError as exc:
+            err = "; ".join(f"{'.'.join(map(str, e['loc']))}: {e['msg']}" for e in exc.errors()[:3])
+            return Observation(tool=name, args=args, ok=False, error=f"invalid arguments: {err}")
+
+    def close(self) -> None:
+        self._pool.shutdown(wait=False, cancel_futures=True)
+
+
+def _observe(name: str, args: dict[str, Any], result: Any) -> Observation:
+    """Turn a tool's return value into an observation: evidence lists are summarized one line
+    per chunk (≤150 chars), anything else shown as compact JSON."""
+    if isinstance(result, list) and result and all(isinstance(r, Evidence) for r in result):
+        lines = []
+        for ev in result:
+            text = " ".join(ev.chunk.text.split())
+            lines.append(f"[{ev.chunk_id}] 《{ev.chunk.title}》{ev.chunk.clause or ''}: "
+                         f"{text[:_OBS_CHARS]}{'…' if len(text) > _OBS_CHARS else ''}")
+        return Observation(tool=name, args=args, content="\n".join(lines), evidence=list(result))
+    if isinstance(result, list) and not result:
+        return Observation(tool=name, args=args, content="(no results / 无结果)")
+    if isinstance(result, BaseModel):
+        result = result.model_dump(mode="json")
+    if isinstance(result, str):
+        return Observation(tool=name, args=args, content=result[:2000], data=result)
+    text = json.dumps(result, ensure_ascii=False, default=str)
+    return Observation(tool=name, args=args, content=text[:2000], data=result)
+
+
+# =========================================================================== structured queries
+
+class NamedQuery(BaseModel):
+    name: str
+    sql: str
+    params: dict[str, str]  # parameter name -> description
+    description: str
+    database: str  # sqlite file path or postgresql:// DSN
+
+
+_SELECT = re.compile(r"^\s*(select|with)\b", re.I)
+_WRITE = re.compile(r"\b(insert|update|delete|drop|alter|create|replace|attach|pragma|vacuum)\b", re.I)
+
+
+class StructuredQueries:
+    """Named, parameterized read-only SQL the user registers; the model only fills parameters.
+
+    >>> q = StructuredQueries()
+    >>> q.register("claims_by_year", "SELECT * FROM claims WHERE year = :year",
+    ...            {"year": "four-digit year"}, "claims filed in a year", database="claims.db")
+    """
+
+    def __init__(self, max_rows: int = 50) -> None:
+        self.max_rows = max_rows
+        self._queries: dict[str, NamedQuery] = {}
+        self._lock = threading.Lock()
+
+    def register(self, name: str, sql: str, params: dict[str, str], description: str, *,
+                 database: str | Path) -> None:
+        if name in self._queries:
+            raise ToolError(f"a structured query named {name!r} is already registered")
+        body = sql.strip().rstrip(";")
+        if not _SELECT.match(body) or ";" in body or _WRITE.search(body):
+            raise ToolError(f"structured query {name!r}: only a single read-only SELECT is allowed")
+        named = set(re.findall(r"(?<!:):([A-Za-z_]\w*)", body)) | set(re.findall(r"%\((\w+)\)s", body))
+        if named != set(params):
+            raise ToolError(f"structured query {name!r}: SQL parameters {sorted(named)} do not match "
+                            f"the declared {sorted(params)}")
+        self._queries[name] = NamedQuery(name=name, sql=body, params=params,
+                                         description=description, database=str(database))
+
+    def __bool__(self) -> bool:
+        return bool(self._queries)
+
+    def catalogue(self) -> str:
+        return "; ".join(f"{q.name}({', '.join(f'{k}: {v}' for k, v in q.params.items())}): {q.description}"
+                         for q in self._queries.values())
+
+    def run(self, name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+        q = self._queries.get(name)
+        if q is None:
+            raise LookupError(f"no structured query {name!r}; available: {', '.join(self._queries)}")
+        missing = set(q.params) - set(params)
+        extra = set(params) - set(q.params)
+        if missing or extra:
+            raise ValueError(f"query {name!r} takes parameters {sorted(q.params)}; "
+                             f"missing {sorted(missing)}, unexpected {sorted(extra)}")
+        if q.database.startswith(("postgresql://", "postgres://")):
+            return self._run_postgres(q, params)
+        path = Path(q.database)
+        if not path.is_file():
+            raise LookupError(f"database file not found: {path}")
+        # read-only URI: even a registered query can never write
+        conn = sqlite3.connect(f"file:{path.as_posix()}?mode=ro", uri=True, check_same_thread=False)
+        try:
+            conn.row_factory = sqlite3.Row
+            rows = conn.execute(q.sql, params).fetchmany(self.max_rows)
+            return [dict(r) for r in rows]
+        finally:
+            conn.close()
+
+    def _run_postgres(self, q: NamedQuery, params: dict[str, Any]) -> list[dict[str, Any]]:
+        try:
+            import psycopg
+            from psycopg.rows import dict_row
+        except ImportError as exc:
+            raise MissingExtraError("psycopg (Postgres structured queries)", "postgres") from exc
+        sql = re.sub(r"(?<!:):([A-Za-z_]\w*)", r"%(\1)s", q.sql)
+        with psycopg.connect(q.database, row_factory=dict_row) as conn:
+            conn.read_only = True
+            return list(conn.execute(sql, params).fetchmany(self.max_rows))
+
+
+# =========================================================================== built-in tools
+
+def builtin_tools(registry: ToolRegistry, *, retriever: Any = None, router: Any = None,
+                  store: Any = None, queries: StructuredQueries | None = None,
+                  http_allow: Iterable[str] = (), http_timeout_s: float = 5.0) -> ToolRegistry:
+    """Register the built-in tools whose backends are given (a tool without one is left out, so
+    the model is never offered something that cannot work)."""
+
+    def _route(query: str) -> RouteDecision:
+        if router is not None:
+            return router.route(query).model_copy(update={"query": query})
+        return RouteDecision(question=query, query=query)
+
+    if retriever is not None:
+        def semantic_search(query: str, top_k: int = 5) -> list[Evidence]:
+            """Hybrid search (dense vectors + keywords + graph, fused): finds passages that mean the
+            same thing in other words. Use a noun phrase with entity/time anchors. 语义检索。"""
+            return list(retriever.retrieve(_route(query), k=max(1, min(top_k, 20))))
+
+        registry.register(semantic_search, retrieval=True)
+
+    if store is not None:
+        def exact_search(query: str, top_k: int = 5) -> list[Evidence]:
+            """Full-text keyword search for exact wording: clause numbers, model numbers, names,
+            defined terms. Use the documents' own words. 精确全文检索。"""
+            hits = store.search(query, k=max(1, min(top_k, 20)))
+            chunks = {c.chunk_id: c for c in store.get_chunks([cid for cid, _ in hits])}
+            return [Evidence(chunk=chunks[cid], score=float(s), scores={"bm25": float(s)},
+                             rank=r, legs=["bm25"]) for r, (cid, s) in enumerate(hits, 1) if cid in chunks]
+
+        def graph_lookup(chunk_id: str, direction: str = "both") -> list[Evidence]:
+            """Passages linked to a chunk: clauses it cites ("see Article 12" / 详见第十二条) and
+            versions that supersede it. direction: out, in or both. 图谱关联查询。"""
+            if direction not in ("out", "in", "both"):
+                raise ValueError("direction must be out, in or both")
+            edges = []
+            for d in (("out", "in") if direction == "both" else (direction,)):
+                edges += store.edges([chunk_id], direction=d)
+            ids = list(dict.fromkeys(e.dst if e.src == chunk_id else e.src for e in edges))
+            chunks: list[Any] = store.get_chunks(ids)
+            if not chunks:  # SUPERSEDES edges link documents: show their first chunks
+                for doc_id in ids:
+                    chunks += store.chunks(doc_id)[:1]
+            return [Evidence(chunk=c, score=1.0, scores={"graph": 1.0}, rank=r, legs=["graph"])
+                    for r, c in enumerate(chunks[:10], 1)]
+
+        registry.register(exact_search, retrieval=True)
+        registry.register(graph_lookup)
+
+    if queries:
+        catalogue = queries.catalogue()
+
+        def structured_query(name: str, params: dict[str, Any]) -> list[dict[str, Any]]:
+            """Run a named, parameterized read-only query over registered tables (fill the
+            parameters; free SQL is not accepted). 结构化查询。"""
+            return queries.run(name, params)
+
+        registry.register(structured_query, description=(
+            f"{inspect.getdoc(structured_query)} Available: {catalogue}"))
+
+    allow = {h.lower() for h in http_allow}
+    if allow:
+        def http_get(url: str) -> str:
+            """GET a URL on an allow-listed host and return the start of its text. 调用白名单 HTTP 接口。"""
+            import httpx
+
+            parsed = urlparse(url)
+            host = (parsed.hostname or "").lower()
+            if parsed.scheme not in ("http", "https") or host not in allow:
+                raise ToolError(f"host {host or url!r} is not allow-listed ({', '.join(sorted(allow))})")
+            try:
+                resp = httpx.get(url, timeout=http_timeout_s, follow_redirects=False)
+            except httpx.HTTPError as exc:
+                raise ToolError(f"GET {url} failed: {type(exc).__name__}") from exc
+            return f"HTTP {resp.status_code}\n{resp.text[:2000]}"
+
+        registry.register(http_get, description=(
+            f"{inspect.getdoc(http_get)} Hosts: {', '.join(sorted(allow))}"))
+    return registry

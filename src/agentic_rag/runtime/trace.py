@@ -1,0 +1,72 @@
+"""The trace: every step of a run as a typed :class:`~agentic_rag.types.TraceEvent`.
+
+A :class:`Tracer` belongs to one run. It stamps each event with the session id and the current
+step, keeps them in order (they end up in ``Answer.trace``) and hands each one, as it happens, to
+an optional ``sink`` callback: that is how the CLI prints progress and the service streams
+server-sent events. Secrets never reach it: events carry tool arguments and reasons, never
+provider settings.
+"""
+
+from __future__ import annotations
+
+import copy
+import logging
+import threading
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+from agentic_rag.types import TraceEvent
+
+log = logging.getLogger(__name__)
+
+Sink = Callable[[TraceEvent], None]
+
+
+class Tracer:
+    """Collects the events of one run and streams them to ``sink``.
+
+    >>> t = Tracer("s1")
+    >>> t.emit("route", confidence=0.9).kind
+    'route'
+    """
+
+    def __init__(self, session_id: str = "", sink: Sink | None = None) -> None:
+        self.session_id = session_id
+        self.sink = sink
+        self.step = 0
+        self.events: list[TraceEvent] = []
+        self._lock = threading.Lock()  # parallel tool calls emit from worker threads
+
+    def emit(self, kind: str, *, tool: str | None = None, args: dict[str, Any] | None = None,
+             duration_ms: float = 0.0, evidence_ids: list[str] | None = None,
+             confidence: float | None = None, fallback: str | None = None,
+             detail: str = "") -> TraceEvent:
+        event = TraceEvent(session_id=self.session_id, step=self.step, kind=kind, tool=tool,
+                           args=copy.deepcopy(args) if args else {}, duration_ms=round(duration_ms, 3),
+                           evidence_ids=evidence_ids or [], confidence=confidence,
+                           fallback=fallback, detail=detail)
+        self.add(event)
+        return event
+
+    def add(self, event: TraceEvent) -> None:
+        """Record an event made elsewhere (say, by the Retriever), restamped for this run."""
+        event = event.model_copy(update={"session_id": self.session_id, "step": self.step})
+        with self._lock:
+            self.events.append(event)
+        if self.sink is not None:
+            try:
+                self.sink(event)
+            except Exception:  # a broken progress printer must not break the answer
+                log.exception("trace sink failed on %s event", event.kind)
+
+    def fallback(self, what: str, reason: str, **fields: Any) -> TraceEvent:
+        """A deterministic implementation replaced an LLM decision; ``reason`` says why."""
+        return self.emit("fallback", tool=what, fallback=reason, **fields)
+
+    @contextmanager
+    def timed(self) -> Iterator[Callable[[], float]]:
+        """``with tracer.timed() as ms: ...; tracer.emit(..., duration_ms=ms())``"""
+        start = time.perf_counter()
+        yield lambda: (time.perf_counter() - start) * 1000.0

@@ -1,0 +1,166 @@
+"""LLM providers against a real OpenAI-compatible server on 127.0.0.1 (real sockets, real SSE),
+the validate-retry-fallback helper, and the factory."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+
+import pytest
+from pydantic import BaseModel, SecretStr
+
+from agentic_rag.config import LLMSettings, Settings
+from agentic_rag.errors import ConfigError, LLMError, MissingExtraError
+from agentic_rag.models.llm import (LLMFallback, MeteredLLM, OpenAILLM, ScriptedLLM, make_llm,
+                                    parse_output, structured)
+from agentic_rag.prompts import RetrieveDecision, SufficiencyJudgement
+
+MSGS = [{"role": "user", "content": "住院报销比例是多少？"}]
+
+
+def test_complete_sends_the_key_reports_usage_and_hides_the_key(chat_server):
+    server = chat_server(lambda body: "你好")
+    llm = OpenAILLM(server.base_url, "qwen2.5", SecretStr("sk-test-123"))
+    out = llm.complete(MSGS, max_tokens=20)
+    assert out.text == "你好" and (out.prompt_tokens, out.completion_tokens) == (11, 7)
+    headers, body = server.requests[0]
+    assert headers["Authorization"] == "Bearer sk-test-123"
+    assert body["model"] == "qwen2.5" and body["max_tokens"] == 20 and body["temperature"] == 0
+    assert "sk-test-123" not in repr(llm) and "***" in repr(llm)
+
+
+def test_structured_output_uses_json_schema_then_downgrades_once_when_refused(chat_server):
+    server = chat_server(lambda body: '{"decision": "RETRIEVE"}')
+    server.reject_json_schema = True
+    llm = OpenAILLM(server.base_url, "m")
+    assert llm.complete(MSGS, RetrieveDecision).parsed == RetrieveDecision(decision="RETRIEVE")
+    assert llm.complete(MSGS, RetrieveDecision).parsed.decision == "RETRIEVE"
+    formats = [(b.get("response_format") or {}).get("type") for _, b in server.requests]
+    assert formats == ["json_schema", "json_object", "json_object"]  # the refusal is remembered
+    # JSON mode needs the word JSON in the prompt; the schema is spelled out for small models
+    assert "JSON schema" in server.requests[1][1]["messages"][-1]["content"]
+
+
+def test_sse_streaming_yields_deltas_and_assembles_a_completion(chat_server):
+    text = "参保职工住院报销比例为80%，依据第十条。"
+    server = chat_server(lambda body: text)
+    llm = OpenAILLM(server.base_url, "m")
+    pieces = list(llm.stream(MSGS))
+    assert len(pieces) > 3 and "".join(pieces) == text
+    out = llm.complete(MSGS, stream=True)
+    assert out.text == text and out.completion_tokens == 7
+    server.usage = False  # servers that do not report usage: counted from the text
+    assert llm.complete(MSGS, stream=True).completion_tokens > 0
+    assert all(b["stream"] for _, b in server.requests)
+
+
+def test_429_and_5xx_are_retried_with_backoff_other_errors_are_not(chat_server):
+    server = chat_server(lambda body: "ok")
+    llm = OpenAILLM(server.base_url, "m", max_retries=2, backoff_s=0.01)
+    server.fail = [429, 503]
+    assert llm.complete(MSGS).text == "ok" and len(server.requests) == 3
+    server.fail = [500, 500, 500]
+    with pytest.raises(LLMError, match="HTTP 500.*after 3 attempts"):
+        llm.complete(MSGS)
+    server.fail = [401]
+    before = len(server.requests)
+    with pytest.raises(LLMError, match="HTTP 401"):
+        llm.complete(MSGS)
+    assert len(server.requests) == before + 1
+
+
+def test_unreachable_endpoint_is_an_llm_error_without_the_key():
+    import socket
+
+    sock = socket.socket()
+    sock.bind(("127.0.0.1", 0))
+    port = sock.getsockname()[1]
+    sock.close()  # nothing listens here now
+    llm = OpenAILLM(f"http://127.0.0.1:{port}/v1", "m", "sk-secret", max_retries=1, backoff_s=0.01)
+    with pytest.raises(LLMError, match="unreachable") as info:
+        llm.complete(MSGS)
+    assert "sk-secret" not in str(info.value)
+
+
+def test_parse_output_tolerates_fences_and_prose_but_validates():
+    assert parse_output('```json\n{"decision": "NO_RETRIEVE"}\n```', RetrieveDecision).decision == "NO_RETRIEVE"
+    assert parse_output('Sure! {"decision": "RETRIEVE"} hope it helps', RetrieveDecision).decision == "RETRIEVE"
+    with pytest.raises(LLMError, match="decision"):
+        parse_output('{"decision": "MAYBE"}', RetrieveDecision)
+
+
+def test_structured_retries_with_the_error_then_signals_fallback():
+    replies = iter(['{"verdict": "SUFFICIENT"}', '{"coverage": 4, "timeliness": 4, "authority": 4, '
+                                                  '"verdict": "SUFFICIENT"}'])
+    llm = ScriptedLLM(lambda m: next(replies))
+    out = structured(llm, MSGS, SufficiencyJudgement)
+    assert out.coverage == 4 and len(llm.calls) == 2
+    assert "coverage" in llm.calls[1][-2]["content"]  # the validation error went back to the model
+
+    bad = ScriptedLLM(lambda m: '{"coverage": 1}')
+    with pytest.raises(LLMFallback, match="after one retry"):
+        structured(bad, MSGS, SufficiencyJudgement)
+    assert len(bad.calls) == 2
+
+    class Ids(BaseModel):
+        ids: list[str]
+
+    def known(parsed: Ids) -> None:
+        if set(parsed.ids) - {"a"}:
+            raise ValueError("unknown ids")
+
+    with pytest.raises(LLMFallback, match="unknown ids"):
+        structured(ScriptedLLM(lambda m: {"ids": ["b"]}), MSGS, Ids, validate=known)
+
+
+def test_metered_llm_counts_and_trips_its_breaker_once():
+    calls = []
+
+    def down(messages):
+        calls.append(1)
+        raise LLMError("unreachable")
+
+    meter = MeteredLLM(ScriptedLLM(down), max_tokens=1000)
+    for _ in range(3):
+        with pytest.raises(LLMFallback):
+            structured(meter, MSGS, RetrieveDecision)
+    assert len(calls) == 1 and meter.usage.llm_calls == 1 and "unreachable" in meter.down
+
+    meter = MeteredLLM(ScriptedLLM(lambda m: {"decision": "RETRIEVE"}), max_tokens=200)
+    while meter.unavailable() is None:
+        meter.complete(MSGS, RetrieveDecision)
+    assert meter.tokens >= 200 and "budget" in meter.unavailable()
+
+
+def test_make_llm_builds_the_configured_provider(monkeypatch):
+    assert make_llm(LLMSettings()) is None
+    monkeypatch.setenv("ARAG_LLM_API_KEY", "sk-env")
+    settings = Settings.load(llm={"provider": "openai", "model": "qwen", "base_url": "http://127.0.0.1:1/v1"})
+    llm = make_llm(settings)
+    assert isinstance(llm, OpenAILLM) and llm.model == "qwen" and "sk-env" not in repr(llm)
+    assert "sk-env" not in settings.model_dump_json()
+    with pytest.raises(ConfigError, match="base_url"):
+        make_llm(LLMSettings(provider="openai", model="m", base_url="ftp://x"))
+    with pytest.raises(ConfigError, match="scripted"):
+        make_llm(LLMSettings(provider="scripted"))
+
+
+@pytest.mark.skipif(importlib.util.find_spec("llama_cpp") is not None, reason="llama-cpp-python is installed")
+def test_local_without_the_extra_names_it():
+    with pytest.raises(MissingExtraError, match=r"agentic-rag\[local\]"):
+        make_llm(LLMSettings(provider="local"))
+
+
+def test_scripted_llm_plays_dicts_models_and_text():
+    llm = ScriptedLLM(lambda m: RetrieveDecision(decision="NO_RETRIEVE"))
+    assert json.loads(llm.complete(MSGS).text) == {"decision": "NO_RETRIEVE"}
+    assert "".join(ScriptedLLM(lambda m: "abcdefghijklmnop").stream(MSGS)) == "abcdefghijklmnop"
+
+
+def test_the_test_suite_cannot_reach_the_network():
+    import socket
+
+    with pytest.raises(RuntimeError, match="may not"):
+        socket.create_connection(("10.255.255.1", 443), timeout=1)
+    with pytest.raises(RuntimeError, match="may not"):
+        OpenAILLM("https://api.openai.com/v1", "gpt-4o", "sk-x", max_retries=0).complete(MSGS)
