@@ -336,6 +336,9 @@ def normalize_query(q: str) -> str:
 # --------------------------------------------------------------------------- the rules
 
 def plan_rules(route: RouteDecision, *, missing: str = "", already_run: Sequence[str] = ()) -> list[str]:
+    """The first round is the route's own query: the Retriever already expands it (sub-questions,
+    slot filters, entities, multi-hop), and extra rule-made variants only dilute its ranking.
+    After an INSUFFICIENT verdict, narrower queries aim at the missing element."""
     base = route.query or route.question
     s = route.slots
     year = str(s.years[0]) if s.years else (route.version if route.version != "latest" else "")
@@ -346,9 +349,9 @@ def plan_rules(route: RouteDecision, *, missing: str = "", already_run: Sequence
         candidates.append(" ".join(x for x in (subject, missing, year) if x and x not in missing))
         if missing not in base:
             candidates.append(f"{base} {missing}")
-    candidates += [base, *route.subqueries]
-    for entity in [*s.entities, *s.clauses][:2]:
-        candidates.append(" ".join(x for x in (entity, year) if x))
+        for entity in [*s.entities, *s.clauses][:2]:
+            candidates.append(" ".join(x for x in (entity, year) if x))
+    candidates.append(base)
     ran = {normalize_query(q) for q in already_run}
     fresh = [q for q in _dedupe(candidates) if normalize_query(q) not in ran]
     return fresh[:3]

@@ -243,7 +243,10 @@ class AgentRuntime:
 
         def one(q: str) -> Callable[[], list[Evidence]]:
             def call() -> list[Evidence]:
-                sub = route.model_copy(update={"query": q})
+                # a narrower side query is searched as itself, not re-expanded into the
+                # route's sub-questions again
+                sub = (route if q == route.query else
+                       route.model_copy(update={"query": q, "subqueries": []}))
                 if with_trace is None:
                     return list(self.retriever.retrieve(sub, k=k))
                 evidence, legs[q] = with_trace(sub, k)  # the Retriever's own steps, kept per query

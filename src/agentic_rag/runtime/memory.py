@@ -78,6 +78,10 @@ class Conversation(BaseModel):
         return None
 
 
+#: reciprocal-rank constant for merging several searches (as in RRF)
+_RRF_K = 60
+
+
 class FactCard(BaseModel):
     """A confirmed fact and the chunks that confirm it."""
 
@@ -99,14 +103,20 @@ class RetrievalState(BaseModel):
     queries: dict[str, QueryRecord] = Field(default_factory=dict)  # key: normalized query
     docs_seen: list[str] = Field(default_factory=list)
     evidence: dict[str, Evidence] = Field(default_factory=dict)  # chunk id -> best evidence
+    fused: dict[str, float] = Field(default_factory=dict)  # chunk id -> reciprocal-rank sum
     facts: list[FactCard] = Field(default_factory=list)
     gaps: list[str] = Field(default_factory=list)
     rounds: int = 0
 
     def add_evidence(self, items: list[Evidence], round_no: int) -> list[str]:
-        """Merge new evidence (keeping the best score per chunk); returns the new chunk ids."""
+        """Merge one search's results, given best first; returns the new chunk ids.
+
+        Searches are merged by reciprocal rank (each result adds ``1/(60 + rank)``), not by raw
+        score: each search normalizes its own scores, so comparing them across searches would let
+        a weak side query push the main search's evidence out of the top k."""
         new = []
-        for ev in items:
+        for pos, ev in enumerate(items, 1):
+            self.fused[ev.chunk_id] = self.fused.get(ev.chunk_id, 0.0) + 1.0 / (_RRF_K + pos)
             old = self.evidence.get(ev.chunk_id)
             if old is None:
                 self.evidence[ev.chunk_id] = ev.model_copy(update={"round": round_no})
@@ -118,8 +128,10 @@ class RetrievalState(BaseModel):
         return new
 
     def ranked(self, k: int | None = None) -> list[Evidence]:
-        """Evidence best first (ties keep discovery order), re-ranked 1..n."""
-        items = sorted(self.evidence.values(), key=lambda e: -e.score)
+        """Evidence best first by fused rank (ties keep discovery order), re-ranked 1..n."""
+        order = {cid: i for i, cid in enumerate(self.evidence)}
+        items = sorted(self.evidence.values(),
+                       key=lambda e: (-self.fused.get(e.chunk_id, 0.0), order[e.chunk_id]))
         if k is not None:
             items = items[:k]
         return [e.model_copy(update={"rank": i}) for i, e in enumerate(items, 1)]
