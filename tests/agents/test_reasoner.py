@@ -388,3 +388,11 @@ def test_the_core_of_a_named_place_weighs_like_the_place():
         "江南省异地就医备案可以通过哪些渠道办理？",
         route("江南省异地就医备案可以通过哪些渠道办理？", slots=Slots(places=["江南省"])), ev(n, p))
     assert a.text.startswith("参保人员异地就医前，应当通过“江南医保”App")
+
+
+def test_a_word_inside_a_unit_is_not_the_word():
+    from agentic_rag.agents.compose import TextCover
+
+    text = TextCover("经办机构应当自受理申请之日起3个工作日内作出决定。")
+    assert text.covers("工作日") and not text.covers("工作")
+    assert TextCover("用人单位安排劳动者工作的，工作日延长").covers("工作")

@@ -191,3 +191,9 @@ def test_a_question_asking_two_things_searches_each_part() -> None:
 ])
 def test_everyday_words_are_rewritten_to_the_formal_terms(question: str, formal: str) -> None:
     assert formal in Router().route(question).query
+
+
+def test_a_question_about_disagreeing_sources_is_not_split_into_its_sources() -> None:
+    r = Router().route("江南省规定的门诊慢特病认定时限和国家规定不一致，应当以哪个为准？")
+    assert r.subqueries == []
+    assert Router().route("《甲办法》和《乙办法》哪个发布得更早？").subqueries == ["甲办法", "乙办法"]

@@ -242,6 +242,10 @@ def synonyms(term: str) -> set[str]:
     return out
 
 
+#: unit words whose first characters are another word (工作日 is a day, not 工作 "work")
+_UNIT_WORDS = ("工作日",)
+
+
 class TextCover:
     """Answers "does this text mention that term?" for one piece of evidence."""
 
@@ -250,12 +254,22 @@ class TextCover:
         self.spaced = " " + re.sub(r"\s+", " ", _norm(text)) + " "
         self.stems = set(_STEMMER.stemWords(re.findall(r"[a-z]+(?:'[a-z]+)?", _norm(text))))
 
+    def _text_for(self, word: str) -> str:
+        """The text to look ``word`` up in: units that merely begin with it are masked, since
+        工作 (work) inside 工作日 (a working day) is not the word."""
+        units = [u for u in _UNIT_WORDS if word in u and word != u]
+        text = self.text
+        for u in units:
+            text = text.replace(u, "\u25a1" * len(u))
+        return text
+
     def _has(self, word: str) -> bool:
         w = _norm(word)
         if not w:
             return False
         if is_cjk(w):
-            return re.sub(r"\s+", "", w) in self.text
+            w = re.sub(r"\s+", "", w)
+            return w in self.text and w in self._text_for(w)
         parts = w.split()
         if len(parts) > 1:
             return f" {w} " in self.spaced or all(_STEMMER.stemWord(p) in self.stems for p in parts)
@@ -266,7 +280,7 @@ class TextCover:
         if not (2 <= len(word) <= 4 and _CJK_RUN.fullmatch(word)):
             return False
         pattern = ".{0,3}".join(re.escape(ch) for ch in word)
-        return re.search(pattern, self.text) is not None
+        return re.search(pattern, self._text_for(word)) is not None
 
     def covers(self, term: Term | str) -> bool:
         word = term.text if isinstance(term, Term) else term

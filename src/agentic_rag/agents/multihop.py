@@ -106,6 +106,7 @@ _RE_COMPARE_EN = re.compile(
 _RE_COMPARE_ZH = re.compile(r"还是|哪个|哪一个|谁更|谁先|谁后|是否都|都是|相同|一样|区别|不同|比较|更早|更晚")
 _RE_ZH_PAIR = re.compile(r"([\u4e00-\u9fff\w《》·]{2,20}?)(?:和|与|跟|同|、)([\u4e00-\u9fff\w《》·]{2,20}?)"
                          r"(?=谁|哪|是否|都|的|，|,|相|一样|有|在)")
+_RE_SOURCES_DISAGREE = re.compile(r"不一致|冲突|矛盾|为准|哪个优先|哪个有效")
 _RE_ZH_NAME_AFTER = re.compile(r"^[是为：:，,]?\s*([\u4e00-\u9fff·]{2,8}|[A-Z][\w\s.'-]{1,40})")
 
 
@@ -128,7 +129,9 @@ def relations(question: str) -> list[str]:
 def decompose(question: str, entities: Sequence[str] = ()) -> list[str]:
     """Sub-queries of a comparison question: its compared entities, or [] when it compares
     nothing. ``entities`` are the Router's entity slots when known."""
-    if _RE_COMPARE_ZH.search(question):
+    # "A的规定和B不一致，以哪个为准": the two sides are sources of one rule, not two things
+    # to look up on their own; the whole question finds both versions of the rule
+    if _RE_COMPARE_ZH.search(question) and not _RE_SOURCES_DISAGREE.search(question):
         m = _RE_ZH_PAIR.search(question)
         if m:
             return [m.group(1).strip("《》"), m.group(2).strip("《》")]

@@ -16,14 +16,20 @@
    other sentences count 0.6), plus small bonuses for stating the kind of value asked for (多少天
    -> a duration), the very value the question names, the kind of answer a question word wants
    (由谁 -> "由……审批"), and the question's own wording; a source of another version than the
-   one asked for counts less.
+   one asked for counts less, and so does a rule for a special case the question does not name
+   ("临时外出就医人员跨省异地住院的，……" for "住院能报多少"). A yes/no question (算不算, 是否,
+   "Is ...") asks whether a rule applies, not for a value; the asker's own story before an
+   English question ("I just got back from a trip - how fast ...") only sets the scene.
 3. **Selection.** One best sentence per sub-question (question sentences, and the items of
    "……、……和……分别是多少"), then sentences that add question words the answer lacks (a sibling
    sentence of a clause already quoted first), then the clauses and tables the chosen sentences
    defer to ("具体比例详见第十二条", "as shown in the table below") when the evidence holds them.
 4. **Conflicts.** Quantities of relevant sentences are compared across documents by matter
-   (:mod:`~agentic_rag.agents.conflicts`); the arbitration winner replaces a losing sentence and
-   the disagreement is stated with the winner, the loser and the rule that decided.
+   (:mod:`~agentic_rag.agents.conflicts`), another document's wording of a chosen sentence
+   included whatever it scores; the arbitration winner replaces a losing sentence and the
+   disagreement is stated with the winner, the loser and the rule that decided. A question about
+   which source prevails ("……不一致，以哪个为准") leads with the disputed rule. A sentence that
+   only defers to a clause the answer quotes ("as set out in Section 6") is dropped.
 5. **Fact-check.** Every sentence's numbers and key terms must be in what it cites
    (:func:`Reasoner.verify`, usable on any answer); a sentence that is not is marked
    ``supported=False`` and the answer goes to ``needs_review``.

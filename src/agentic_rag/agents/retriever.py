@@ -11,7 +11,11 @@ year's version when the question pins one). Scores are fused, by default
 or by reciprocal-rank fusion, then adjusted for recency (newer preferred mildly; superseded or
 repealed sources penalized unless the question pins their year) and for slot matches (place,
 pinned year, named clause). Near-duplicates across documents keep the current one; the top five
-span at least two documents when more than one is relevant.
+span at least two documents when more than one is relevant. Last, each of the top five clauses
+brings, right after itself, the clauses it defers to ("详见第十二条") and its counterpart in the
+other version of its document (or in another document already found) when that counterpart
+states other numbers, so the Reasoner sees both sides of a change or a disagreement. A year the
+question pins is metadata (filter and boost), never a keyword.
 
 Multi-hop (deterministic): after each round a sufficiency check asks whether the question's
 entities and relation are covered; if not, the next round searches for the bridge entities the
