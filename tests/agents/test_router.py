@@ -197,3 +197,45 @@ def test_a_question_about_disagreeing_sources_is_not_split_into_its_sources() ->
     r = Router().route("江南省规定的门诊慢特病认定时限和国家规定不一致，应当以哪个为准？")
     assert r.subqueries == []
     assert Router().route("《甲办法》和《乙办法》哪个发布得更早？").subqueries == ["甲办法", "乙办法"]
+
+
+# -- the general vocabulary tables (colloquial.json, synonyms.json) -------------------------------
+
+@pytest.mark.parametrize(("question", "formal"), [
+    ("我被裁员了能领失业金吗", "失业保险金"),
+    ("丢了工作怎么办", "失业"),
+    ("老婆生孩子我能休几天", "陪产假"),
+    ("上班路上出了车祸算工伤吗", "上下班途中"),
+    ("公积金能取出来付房租吗", "提取"),
+    ("出差住酒店最多报多少", "住宿"),
+    ("can I work from home on Fridays", "remote work"),
+    ("If I got fired, do I get severance?", "dismissal"),
+    ("Do I need a doctor's note when I call in sick?", "sick leave"),
+])
+def test_everyday_words_from_many_domains_become_policy_terms(question: str, formal: str) -> None:
+    assert formal in Router().route(question).query
+
+
+def test_unemployment_question_is_routed_to_social_insurance() -> None:
+    r = Router().route("我被裁员了能领失业金吗")
+    assert "失业保险金" in r.query and "失业金" not in r.query.replace("失业保险金", "")
+    assert r.intent[:2] == ["人事", "社保"] and not r.fallback
+
+
+def test_paid_time_off_is_kept_whole_not_cut_to_time_off() -> None:
+    # "time off" -> "leave" must not eat the inside of "paid time off", which the synonym table
+    # expands to PTO / annual leave / vacation
+    assert "paid time off" in Router().route("Is unused paid time off carried over?").query
+
+
+def test_synonym_table_keeps_distinct_legal_terms_apart() -> None:
+    from agentic_rag.agents.retriever import expand_query, load_synonyms
+
+    groups = load_synonyms()
+    assert "个人所得税" in expand_query("个税 汇算", groups)[1]
+    assert "remote work" in expand_query("Is WFH allowed?", groups)[1]
+    # a penalty (违约金) is not a deposit (定金/订金); severance (经济补偿) is not damages (赔偿金)
+    assert not {"定金", "订金"} & set(expand_query("违约金 标准", groups)[1])
+    assert "赔偿金" not in expand_query("经济补偿 怎么算", groups)[1]
+    # a loan repayment is no expense reimbursement
+    assert "reimbursement" not in expand_query("loan repayment schedule", groups)[1]
