@@ -82,6 +82,7 @@ class RuntimeSettings(_Section):
     max_steps: int = Field(6, ge=1, le=50)
     max_tokens: int = Field(8000, ge=100)
     tool_timeout_s: float = Field(5.0, gt=0)
+    sufficiency_threshold: float = Field(0.6, ge=0, le=1, description="stop retrieving at this confidence")
 
 
 class Settings(BaseSettings):

@@ -59,7 +59,7 @@ class Limits(BaseModel):
     def from_settings(cls, settings: Any) -> "Limits":
         rt, rv = settings.runtime, settings.retrieval
         return cls(max_steps=rt.max_steps, max_tokens=rt.max_tokens, tool_timeout_s=rt.tool_timeout_s,
-                   max_rounds=rv.max_rounds, k=rv.k)
+                   sufficiency_threshold=rt.sufficiency_threshold, max_rounds=rv.max_rounds, k=rv.k)
 
 
 class _Aborted(Exception):
