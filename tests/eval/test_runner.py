@@ -1,0 +1,156 @@
+"""The runner end to end on tiny synthetic sets, with a stub system under test."""
+
+from __future__ import annotations
+
+import json
+
+from agentic_rag.eval import load_set, run_eval
+from agentic_rag.eval.report import load_run, write_run
+from agentic_rag.eval.runner import rgb_variants
+
+
+def test_passage_set_scores_ours_and_the_floor_and_caches_the_index(bench, stub_backend, tmp_path):
+    s = load_set("hotpotqa", bench_dir=bench)
+    run = run_eval(s, stub_backend, k=8, cache_dir=tmp_path / "cache")
+    assert run.questions == 2 and run.k == 8
+    for name in ("all@8", "recall@2", "recall@5", "recall@8", "recall@10", "mrr@10", "accuracy"):
+        assert name in run.metrics and name in run.baseline
+    q2 = next(r for r in run.rows if r.id == "q2")
+    assert q2.retrieved[0] == "p3" and q2.verdicts["mrr@10"] == 1.0
+    assert q2.baseline_retrieved[0] == "p3"
+    assert run.latency_ms["p50"] is not None
+    assert run.index["built"] is True
+    again = run_eval(s, stub_backend, k=8, cache_dir=tmp_path / "cache")
+    assert stub_backend.builds == 1 and again.index["built"] is False
+    assert again.metrics == run.metrics
+
+
+def test_corpus_change_rebuilds_the_cached_index(bench, stub_backend, tmp_path):
+    s = load_set("hotpotqa", bench_dir=bench)
+    run_eval(s, stub_backend, cache_dir=tmp_path / "cache")
+    with (bench / "hotpotqa" / "corpus.jsonl").open("a", encoding="utf-8") as fh:
+        fh.write(json.dumps({"id": "p5", "title": "Rome", "text": "Rome is in Italy.", "meta": {}}) + "\n")
+    run_eval(s, stub_backend, cache_dir=tmp_path / "cache")
+    assert stub_backend.builds == 2
+    # the new build reuses the old one's caches, and the old build is kept as a fallback
+    first = stub_backend.seeds[1].parent
+    assert stub_backend.seeds[0] is None and first.name.startswith("hotpotqa-")
+    assert len(list((tmp_path / "cache").iterdir())) == 2
+
+
+def test_article_set_counts_chunks_for_the_named_article(bench, stub_backend, tmp_path):
+    run = run_eval(load_set("lecoqa", bench_dir=bench), stub_backend, k=5, cache_dir=tmp_path / "cache")
+    row = run.rows[0]
+    assert row.gold == ["个体工商户条例第2条"]  # gold names and chunks meet in one canonical form
+    assert row.retrieved[0] == "个体工商户条例第2条"  # title 个体工商户条例 + clause 第二条
+    assert "个体工商户条例第2条" in row.baseline_retrieved
+    assert run.metrics["recall@5"] == 1.0 and run.baseline["recall@5"] == 1.0
+    assert "accuracy" not in run.metrics  # lecoqa answers are free text, not aliases
+
+
+def test_noise_set_runs_every_ratio_with_fresh_indexes(bench, stub_backend, tmp_path):
+    run = run_eval(load_set("rgb/zh_noise", bench_dir=bench), stub_backend, k=8, cache_dir=tmp_path / "cache")
+    assert [r.variant for r in run.rows] == ["noise=0", "noise=0.2", "noise=0.4", "noise=0.6", "noise=0.8", "noise=1"]
+    # one cached index of every passage used, whose caches seed the six fresh indexes
+    assert stub_backend.builds == 7
+    pool = stub_backend.seeds[1]
+    assert stub_backend.seeds[0] is None and stub_backend.seeds[1:] == [pool] * 6
+    assert run.metrics["accuracy"] == 1.0 and run.metrics["accuracy@0.8"] == 1.0
+    assert run.metrics["rejection_rate"] == 1.0  # five negatives: the stub abstains
+    assert run.metrics["false_rejection_rate"] == 0.0
+    assert run.baseline["rejection_rate"] == 0.0  # the floor never abstains
+    assert run.metrics["cited_sentences"] == 1.0
+    again = run_eval(load_set("rgb/zh_noise", bench_dir=bench), stub_backend, k=8, cache_dir=tmp_path / "cache")
+    assert stub_backend.builds == 13 and again.metrics == run.metrics  # the pool came from the cache
+
+
+def test_noise_sampling_is_deterministic_and_follows_the_ratio(bench):
+    q = load_set("rgb/zh_noise", bench_dir=bench).questions[0]
+    first = list(rgb_variants("rgb_noise", q))
+    assert first == list(rgb_variants("rgb_noise", q))
+    neg = set(q.passages["negative"])
+    assert [sum(p in neg for p in ps) for _, ps, _ in first] == [0, 1, 2, 3, 4, 5]
+    assert all(len(ps) == 5 for _, ps, _ in first)
+    assert [ok for *_, ok in first] == [True] * 5 + [False]
+
+
+def test_integration_set_covers_each_part(bench, stub_backend, tmp_path):
+    q = load_set("rgb/zh_int", bench_dir=bench).questions[0]
+    [(_, passages, _)] = list(rgb_variants("rgb_int", q))
+    assert "选举在12月19日举行。" in passages
+    run = run_eval(load_set("rgb/zh_int", bench_dir=bench), stub_backend, cache_dir=tmp_path / "c")
+    # the stub answers with one sentence, so one of the two parts is missing
+    assert run.metrics["accuracy"] == 0.0 and run.metrics["facts_present"] == 0.5
+
+
+def test_fact_set_detects_the_conflict(bench, stub_backend, tmp_path):
+    run = run_eval(load_set("rgb/en_fact", bench_dir=bench), stub_backend, cache_dir=tmp_path / "c")
+    assert run.metrics["conflict_detected"] == 1.0
+    assert run.baseline["conflict_detected"] == 0.0
+    assert "conflict_true_won" in run.metrics
+
+
+def test_examples_set_end_to_end(tmp_path, monkeypatch, stub_backend, jsonl):
+    ex = tmp_path / "examples"
+    (ex / "docs").mkdir(parents=True)
+    (ex / "docs" / "policy.md").write_text("第三条 住院报销比例为70%。\n第四条 门诊报销比例为50%。\n", "utf-8")
+    jsonl(ex / "questions.jsonl", [
+        {"question": "住院报销比例是多少", "lang": "zh", "answers": ["70%"], "facts": [["70%"]],
+         "citations": [{"source": "docs/policy.md", "clause": "第三条"}], "abstain": False},
+        {"question": "火星移民补贴", "lang": "zh", "answers": [], "facts": [], "citations": [], "abstain": True}])
+    monkeypatch.chdir(tmp_path)
+    run = run_eval(load_set("examples"), stub_backend, cache_dir=tmp_path / "cache")
+    assert run.rows[0].retrieved[0] == "policy.md#第三条"
+    assert run.metrics["recall@2"] == 1.0
+    assert run.metrics["accuracy"] == 1.0 and run.metrics["citation_precision"] == 1.0
+    assert run.metrics["rejection_rate"] == 1.0
+    assert run.baseline["recall@2"] == 1.0  # BM25 over the same clause units
+
+
+def test_run_folder_round_trips(bench, stub_backend, tmp_path):
+    run = run_eval(load_set("hotpotqa", bench_dir=bench), stub_backend, cache_dir=tmp_path / "cache")
+    folder = write_run(run, tmp_path / "runs")
+    assert folder.name.startswith("hotpotqa-")
+    for name in ("results.json", "details.jsonl", "report.md", "chart.png"):
+        assert (folder / name).stat().st_size > 0
+    summary, rows = load_run(folder)
+    assert summary["metrics"] == run.metrics and len(rows) == 2
+    assert "| all@8 |" in (folder / "report.md").read_text("utf-8")
+
+
+def test_process_verdicts_read_usage_and_count_executed_repeats():
+    from agentic_rag.eval.runner import process_verdicts
+    from agentic_rag.types import Answer, TraceEvent, Usage
+
+    trace = [TraceEvent(kind="route", args={"query": "q"}),
+             TraceEvent(kind="gate", tool="plan", args={"queries": ["a", "b"]}),  # a plan, not a search
+             TraceEvent(kind="retrieve", args={"round": 1, "queries": ["a", "b"]}),
+             TraceEvent(kind="hop", args={"round": 2, "query": "b"}),
+             TraceEvent(kind="retrieve", args={"round": 2, "queries": ["b", "c"]}),
+             TraceEvent(kind="blocked", args={"query": "a"}),  # the runtime refused to repeat it
+             TraceEvent(kind="retrieve", args={"round": 1, "queries": ["c"]})]
+    a = Answer(text="x", status="answered", trace=trace,
+               usage=Usage(retrieval_rounds=2, tool_calls=3, llm_calls=2, prompt_tokens=100, completion_tokens=20))
+    v = process_verdicts(a)
+    assert v == {"rounds": 3.0, "tool_calls": 3.0, "llm_calls": 2.0, "tokens": 120.0,
+                 "repeated_query_rate": 0.4}  # three searches: a, b | b (repeat), c | c (repeat)
+
+
+def test_a_question_the_system_fails_on_counts_as_a_miss(bench, stub_backend, tmp_path, monkeypatch):
+    from agentic_rag.errors import StoreError
+
+    StubSystem = stub_backend.system_class
+    real = StubSystem.retrieve
+
+    def flaky(self, question, k):
+        if "Germany" in question:
+            raise StoreError("index is locked")
+        return real(self, question, k)
+
+    monkeypatch.setattr(StubSystem, "retrieve", flaky)
+    run = run_eval(load_set("hotpotqa", bench_dir=bench), stub_backend, cache_dir=tmp_path / "cache")
+    bad = next(r for r in run.rows if r.id == "q2")
+    assert bad.error == "StoreError: index is locked"
+    assert bad.verdicts["recall@2"] == 0.0 and bad.verdicts["accuracy"] == 0.0
+    assert bad.baseline_verdicts["recall@2"] == 1.0  # the floor is still scored
+    assert run.notes[-1] == "1 questions raised an error (see details.jsonl)"
