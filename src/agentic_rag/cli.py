@@ -317,10 +317,10 @@ def render_answer(answer: Any) -> None:
         out.print("\n[bold]Not found[/bold]")
         for g in answer.gaps:
             out.print(f" - {escape(g)}")
-    total = sum(e.duration_ms for e in answer.trace if e.kind in ("route", "retrieve", "reason"))
-    steps = ", ".join(f"{e.kind} {e.duration_ms:.0f} ms" for e in answer.trace
-                      if e.kind in ("route", "retrieve", "reason"))
-    out.print(f"\n[dim]{steps} · total {total:.0f} ms[/dim]")
+    # top-level steps only: a search's own legs (retrieve events) are inside its tool time
+    top = [e for e in answer.trace if e.kind in ("route", "tool", "reason")]
+    steps = ", ".join(f"{e.tool or e.kind} {e.duration_ms:.0f} ms" for e in top)
+    out.print(f"\n[dim]{steps} · total {sum(e.duration_ms for e in top):.0f} ms[/dim]")
 
 
 @app.command()
