@@ -294,3 +294,14 @@ def test_rows_of_two_versions_pair_with_their_own_row_not_a_containing_one():
     assert frozenset({"百分之七十", "百分之六十"}) in pairs  # 普通门诊, 在职
     assert frozenset({"百分之八十", "百分之七十五"}) in pairs  # 住院, 三级
     assert all(len(g) == 2 for g in find_conflicts(facts))
+
+
+def test_conflict_matter_reads_as_the_documents_wording():
+    from agentic_rag.agents.conflicts import Fact, matter_label
+    from agentic_rag.types import Chunk, Quantity
+
+    sentence = "（二）住院：在职职工在一级定点医疗机构为百分之九十；"
+    fact = Fact(chunk=Chunk(chunk_id="d:a12:0", doc_id="d", ord=0, text=sentence), sentence=sentence,
+                quantity=Quantity(kind="percent", value=90.0, unit="%", raw="百分之九十"),
+                matter=("住院", "在职", "职工"))
+    assert matter_label(fact) == "住院：在职职工在一级定点医疗机构为"

@@ -428,8 +428,22 @@ class Arbiter:
                           clause=f.chunk.clause, publish_date=_doc_date(f.chunk))
             for f in sorted(group, key=lambda f: (f is not decision.winner, f.rank))
         ]
-        return Conflict(matter=" ".join(decision.winner.matter) or matter, values=values,
+        return Conflict(matter=matter_label(decision.winner) or matter, values=values,
                         winner=decision.winner.chunk.chunk_id, rule=decision.label), decision
+
+
+def matter_label(fact: Fact, limit: int = 40) -> str:
+    """What a conflict is about, as the reader saw it: the words of the value's own clause
+    before the value ("住院：在职职工在一级、二级、三级定点医疗机构分别为"), list marker dropped."""
+    sentence = fact.sentence
+    at = sentence.find(fact.quantity.raw)
+    if at < 0:
+        return " ".join(fact.matter)
+    head = re.split(r"[；;]", sentence[:at])[-1]
+    label = _LIST_ITEM.sub("", head).strip(" ，,;；:：、")
+    if len(label) > limit:
+        label = "…" + label[-(limit - 1):]
+    return label or " ".join(fact.matter)
 
 
 def _matches_version(chunk: Chunk, pinned: str) -> bool:
