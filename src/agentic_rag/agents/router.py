@@ -15,7 +15,6 @@ validation, is replaced by the default route and marked ``fallback=True``.
 
 from __future__ import annotations
 
-import datetime as dt
 import json
 import re
 from collections.abc import Iterable, Mapping
@@ -27,6 +26,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from agentic_rag.config import RouterSettings
+from agentic_rag.dates import find_dates
 from agentic_rag.errors import ConfigError
 from agentic_rag.numerals import cn_to_int, normalize_digits
 from agentic_rag.tokenizer import detect_language
@@ -164,9 +164,6 @@ def load_colloquial(path: str | Path | None = None) -> dict[str, str]:
 
 _YEAR_NUM = r"(?:19|20)\d{2}"
 _YEAR_CN = r"[一二三四五六七八九][〇零○一二三四五六七八九]{3}"
-_RE_ISO_DATE = re.compile(rf"(?<!\d)({_YEAR_NUM})[-/.](\d{{1,2}})[-/.](\d{{1,2}})(?!\d)")
-_RE_CN_DATE = re.compile(rf"({_YEAR_NUM}|{_YEAR_CN})年([0-9]{{1,2}}|[一二三四五六七八九十]{{1,3}})月"
-                         r"([0-9]{1,2}|[一二三四五六七八九十]{1,3})[日号]")
 _RE_CN_YEAR = re.compile(rf"({_YEAR_NUM}|{_YEAR_CN})\s*年(?!代)")
 _RE_EN_YEAR = re.compile(rf"(?<![\d.,])({_YEAR_NUM})(?![\d%])")
 _RE_AMOUNT = re.compile(
@@ -235,10 +232,6 @@ _QUESTION_WORDS = {"who", "what", "when", "where", "which", "why", "how", "whose
 
 
 def _cn_year(s: str) -> int:
-    return cn_to_int(s) or 0
-
-
-def _cn_small(s: str) -> int:
     return cn_to_int(s) or 0
 
 
@@ -418,11 +411,7 @@ class Router:
 
     def slots(self, question: str) -> Slots:
         question = normalize_digits(question)
-        dates: list[dt.date] = []
-        for m in _RE_ISO_DATE.finditer(question):
-            dates += _safe_date(int(m.group(1)), int(m.group(2)), int(m.group(3)))
-        for m in _RE_CN_DATE.finditer(question):
-            dates += _safe_date(_cn_year(m.group(1)), _cn_small(m.group(2)), _cn_small(m.group(3)))
+        dates = find_dates(question)
         years = [_cn_year(m.group(1)) for m in _RE_CN_YEAR.finditer(question)]
         years += [int(m.group(1)) for m in _RE_EN_YEAR.finditer(question)]
         years += [d.year for d in dates]
@@ -505,13 +494,6 @@ def _content_words(text: str) -> list[str]:
     from agentic_rag.agents.compose import content_terms
 
     return [t.text for t in content_terms(text)]
-
-
-def _safe_date(y: int, m: int, d: int) -> list[dt.date]:
-    try:
-        return [dt.date(y, m, d)]
-    except ValueError:
-        return []
 
 
 def _longest(terms: Iterable[str]) -> list[str]:

@@ -24,7 +24,7 @@ import re
 from dataclasses import dataclass, field
 
 from agentic_rag.ingest import tables as tbl
-from agentic_rag.ingest.metadata import DATE
+from agentic_rag.dates import DATE
 from agentic_rag.numerals import CN_NUMERAL_CHARS, cn_to_int
 from agentic_rag.types import POSITION_WEIGHTS, Chunk, Document, SectionKind, Table
 
