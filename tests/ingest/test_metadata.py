@@ -152,3 +152,32 @@ def test_override_aliases_and_bad_values():
         apply_overrides(extract_metadata("正文"), {"publish_date": "someday"}, "x.txt")
     with pytest.raises(IngestError, match="status"):
         apply_overrides(extract_metadata("正文"), {"status": "deleted"}, "x.txt")
+
+
+# -- index terms ---------------------------------------------------------------------------------
+@pytest.mark.parametrize("text, term", [
+    ("第三条 各设区市医疗保障经办机构（以下简称经办机构）负责待遇审核。", "经办机构"),
+    ("第一条 为规范门诊慢性病和特殊疾病(以下简称“门诊慢特病”)保障工作。", "门诊慢特病"),
+    ("第二条 本办法所称门诊慢特病，包括高血压等五类病种。", "门诊慢特病"),
+    ("第三条 本法所称的作品，是指文学、艺术和科学领域内的智力成果。", "作品"),
+    ("第一条 “双通道”是指参保人员可以在定点零售药店购买谈判药品。", "双通道"),
+])
+def test_index_terms_finds_defined_terms(text, term):
+    from agentic_rag.ingest.metadata import index_terms
+
+    assert index_terms(text) == [term]
+
+
+def test_index_terms_reads_headings_of_structured_documents_only():
+    from agentic_rag.ingest.metadata import index_terms
+    from agentic_rag.types import Chunk
+
+    def chunk(path, clause):
+        return Chunk(chunk_id=f"d:{clause}", doc_id="d", ord=0, text="x", clause=clause, path=list(path))
+
+    structured = [chunk(("第二章 假期类别", "第三条"), "第三条"), chunk(("第一章 总则", "第一条"), "第一条"),
+                  chunk(("第三节　婚假与产假", "第九条"), "第九条")]
+    assert index_terms("", structured) == ["假期类别", "婚假与产假", "总则"]
+    news = [chunk((), None)]
+    assert index_terms("某公司（以下简称甲公司）发布公告。", news) == []
+    assert index_terms("第三条 本制度适用于全体员工。") == []

@@ -61,3 +61,21 @@ def test_jsonl_bulk_import(tmp_path: Path, store):
     report = ingest_paths([path], store)
     assert report.count("added") == 1200
     assert store.stats()["docs"] == 1200
+
+
+def test_defined_terms_stay_whole_in_documents_and_questions(tmp_path: Path, store):
+    from agentic_rag.tokenizer import tokenize
+
+    assert "远航津贴" not in tokenize("远航津贴标准")  # jieba alone splits the new word
+    rule = tmp_path / "docs" / "津贴办法.md"
+    rule.parent.mkdir()
+    rule.write_text("# 远洋船员远航津贴管理办法\n\n第一章 总则\n\n"
+                    "第一条 本办法所称远航津贴，是指船员连续在外航行期间领取的补助。\n\n"
+                    "第二章 发放标准\n\n第二条 远航津贴按每日120元发放。\n", encoding="utf-8")
+    assert ingest_paths([rule.parent], store).ok
+    assert "远航津贴" in tokenize("远航津贴标准") and "发放标准" in tokenize("发放标准")
+    hits = store.search("远航津贴", k=5)
+    assert len(hits) == 2
+    store.close()
+    with embedded.EmbeddedStore(tmp_path / "index") as again:  # a reopened index searches alike
+        assert again.search("远航津贴", k=5) == hits

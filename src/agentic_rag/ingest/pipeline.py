@@ -30,7 +30,7 @@ from agentic_rag.config import Settings
 from agentic_rag.errors import AragError, IngestError
 from agentic_rag.ingest import edges as edge_rules
 from agentic_rag.ingest.chunking import chunk_document
-from agentic_rag.ingest.metadata import apply_overrides, extract_metadata, find_supersessions
+from agentic_rag.ingest.metadata import apply_overrides, extract_metadata, find_supersessions, index_terms
 from agentic_rag.ingest.parsers import PARSED_SUFFIXES, parse_bytes
 from agentic_rag.store.base import DocumentStore
 from agentic_rag.types import Chunk, DocMeta, Document, DocStatus, Edge
@@ -324,6 +324,16 @@ class _Writer:
         batch, self.batch = self.batch, []
         if not batch:
             return
+        # defined terms and headings join the segmentation dictionary before this batch is
+        # tokenized, so the documents that define them and later questions split them alike
+        add_terms = getattr(self.store, "add_terms", None)
+        if add_terms is not None:
+            terms = {t for d, c, _, _, _ in batch for t in index_terms(d.text, c)}
+            if terms:
+                try:
+                    add_terms(terms)
+                except AragError:  # a dictionary that cannot grow only costs whole-word matches
+                    pass
         results: list[str | BaseException]
         if self.bulk is not None and len(batch) > 1:
             try:
