@@ -37,6 +37,7 @@ import numpy as np
 QK = 32  # weights per 4-bit block
 _BLOCK = np.dtype([("d", "<f2"), ("qs", "u1", (16,))])
 _META = "\u2581"
+_DTYPES = {0: np.dtype("<f4"), 1: _BLOCK}  # tensor dtype codes of the packed file
 
 
 def _usable_cores() -> int:
@@ -107,11 +108,9 @@ def read_model(path: str | Path) -> dict[str, Any]:
     tensors: dict[str, np.ndarray] = {}
     for _ in range(r.take("i")):
         name = bytes(r.raw(r.take("H"))).decode()
-        dtype, n = r.take("BI")
+        dtype, _ = r.take("BI")
         off, nbytes = r.take("QQ")
-        raw = data[off:off + nbytes]
-        tensors[name] = (np.frombuffer(raw, _BLOCK) if nbytes == n // QK * _BLOCK.itemsize
-                         and n % QK == 0 and nbytes != 4 * n else np.frombuffer(raw, "<f4"))
+        tensors[name] = np.frombuffer(data[off:off + nbytes], _DTYPES[dtype])
     cfg = dict(H=H, NL=NL, NH=NH, FF=FF, VOC=VOC, MAXP=MAXP, TVS=TVS, eps=eps,
                bos=bos, eos=eos, pad=pad, unk=unk)
     return {"config": cfg, "pieces": pieces, "scores": scores, "norm": norm, "tensors": tensors}
@@ -136,7 +135,7 @@ class E5Tokenizer:
         tok = Tokenizer(models.Unigram(vocab, unk_id=unk, byte_fallback=False))
         tok.pre_tokenizer = pre_tokenizers.Metaspace(replacement=_META, prepend_scheme="first")
         self._tok = tok
-        self._table = {cp: out for cp, out in norm.items()}
+        self._table = norm  # codepoint -> replacement, as str.translate takes it
 
     def normalize(self, text: str) -> str:
         return re.sub(" {2,}", " ", text.translate(self._table))
