@@ -2,6 +2,10 @@
 
 from __future__ import annotations
 
+import math
+
+import pytest
+
 from agentic_rag.tokenizer import add_terms, detect_language, tokenize
 
 
@@ -55,3 +59,69 @@ def test_added_terms_stay_whole():
     assert term not in tokenize(f"申请{term}的条件")
     add_terms([term, "x"])  # latin or one-character terms are ignored
     assert term in tokenize(f"申请{term}的条件")
+
+
+SENTENCES = [
+    "参保人员住院发生的政策范围内费用起付标准为一级定点医疗机构",
+    "中华人民共和国劳动合同法第三十九条规定的情形",
+    "他克莫司胶囊纳入门诊慢特病用药范围",  # an unknown drug name: jieba's HMM joins it
+    "个体工商户营业执照上登记的经营者与实际经营者不一致",
+]
+
+
+def test_segmentation_is_jiebas_over_the_same_dictionary(monkeypatch):
+    import jieba
+
+    import agentic_rag.tokenizer as tok
+    from agentic_rag.tokenizer import cut, cut_for_search
+
+    monkeypatch.setattr(tok, "_state", {})  # the dictionary as shipped, without added terms
+    for s in SENTENCES:
+        assert cut(s) == jieba.lcut(s, HMM=False)
+        assert cut_for_search(s) == jieba.lcut_for_search(s)
+
+
+def test_dictionary_cache_is_written_once_then_read_and_a_damaged_one_is_rebuilt(tmp_path, monkeypatch):
+    import agentic_rag.tokenizer as tok
+
+    dic = tmp_path / "dict.txt"
+    dic.write_text("工伤 30 n\n工伤认定 10 n\n认定 50 v\n", encoding="utf-8")
+    cache = tmp_path / "cache"
+    first = tok.load_dictionary(dic, cache)
+    logp, total = first
+    assert total == 90 and set(logp) == {"工", "工伤", "工伤认", "工伤认定", "认", "认定"}
+    assert logp["工伤"] == pytest.approx(math.log(30 / 90)) and logp["工"] > 0  # a prefix only
+    (entry,) = cache.iterdir()
+    good = entry.read_bytes()
+
+    def unreadable(path):
+        raise AssertionError("the dictionary was parsed again")
+
+    with monkeypatch.context() as m:
+        m.setattr(tok, "read_dictionary", unreadable)
+        assert tok.load_dictionary(dic, cache) == first  # from the cache file alone
+    entry.write_bytes(good[:40])  # truncated: rebuilt from the dictionary and rewritten
+    assert tok.load_dictionary(dic, cache) == first
+    assert entry.read_bytes() == good
+    dic.write_text("工伤 30 n\n", encoding="utf-8")  # the dictionary changed: a new cache entry
+    assert tok.load_dictionary(dic, cache)[1] == 30
+
+
+def test_an_unwritable_cache_only_costs_the_build(tmp_path):
+    from agentic_rag.tokenizer import load_dictionary
+
+    dic = tmp_path / "dict.txt"
+    dic.write_text("工伤 30 n\n", encoding="utf-8")
+    blocker = tmp_path / "not-a-dir"
+    blocker.write_text("x")
+    logp, total = load_dictionary(dic, blocker / "cache")
+    assert total == 30 and "工伤" in logp
+
+
+def test_a_bad_dictionary_line_is_reported_with_its_number(tmp_path):
+    from agentic_rag.tokenizer import load_dictionary
+
+    dic = tmp_path / "dict.txt"
+    dic.write_text("工伤 30 n\n认定 many v\n", encoding="utf-8")
+    with pytest.raises(ValueError, match="line 2"):
+        load_dictionary(dic, None)

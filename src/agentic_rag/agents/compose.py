@@ -22,19 +22,17 @@ from dataclasses import dataclass
 from functools import lru_cache
 from importlib import resources
 
-import jieba
 import Stemmer
 
 from agentic_rag.agents.quantities import extract_quantities, quantity_key
 from agentic_rag.numerals import normalize_digits
+from agentic_rag.tokenizer import cut, cut_for_search, dictionary_path
 
 __all__ = [
     "Term", "TextCover", "content_terms", "atoms", "segment", "split_sentences", "strip_label",
     "label_length", "unwrap", "render", "TEMPLATES", "check_sentence", "is_cjk", "is_nounish", "stem",
     "synonyms",
 ]
-
-jieba.setLogLevel(60)  # jieba prints its dictionary loading to stderr otherwise
 
 _CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+")
 _TOKEN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+|[A-Za-z]+(?:'[A-Za-z]+)?|\d+(?:[.,]\d+)*")
@@ -131,7 +129,7 @@ def _segment(text: str) -> tuple[str, ...]:
         if _CJK_RUN.fullmatch(tok):
             # no HMM: an unknown colloquial run (先办, 能领) falls apart into single characters,
             # which are not terms, instead of becoming a made-up word nobody's text contains
-            out.extend(_merge_unknown(jieba.lcut(tok, HMM=False)))
+            out.extend(_merge_unknown(cut(tok)))
         else:
             out.append(tok)
     return tuple(out)
@@ -144,7 +142,7 @@ def atoms(word: str) -> tuple[str, ...]:
     Two sources that segment the same phrase differently still share atoms."""
     if not _CJK_RUN.fullmatch(word) or len(word) <= 2:
         return (word,)
-    parts = [p for p in jieba.lcut_for_search(word) if len(p) >= 2 and p != word]
+    parts = [p for p in cut_for_search(word) if len(p) >= 2 and p != word]
     smallest = [p for p in parts if not any(q != p and q in p for q in parts)]
     if not smallest:
         return (word,)
@@ -162,13 +160,9 @@ _NOUN_TAGS = ("n", "vn", "j", "l", "i", "eng", "nz", "s")
 def _jieba_dictionary() -> bytes:
     """jieba's dictionary file as bytes (read once; searched, never parsed whole — parsing its
     350,000 lines would cost more than the answers it helps)."""
-    import os
-
-    path = os.path.join(os.path.dirname(jieba.__file__), "dict.txt")
     try:
-        with open(path, "rb") as f:
-            return b"\n" + f.read()
-    except OSError:
+        return b"\n" + dictionary_path().read_bytes()
+    except (OSError, ModuleNotFoundError):
         return b""
 
 
