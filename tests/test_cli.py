@@ -171,3 +171,17 @@ def test_subprocess_exit_code_and_one_line_error(tmp_path: Path):
                           capture_output=True, text=True, env=env, timeout=60)
     assert proc.returncode == 2
     assert proc.stderr.strip().count("\n") == 0 and "retrieval.k" in proc.stderr
+
+
+def test_the_readme_ask_example_is_answered_from_the_bundled_corpus(tmp_path: Path):
+    examples = Path(__file__).resolve().parents[1] / "examples" / "docs"
+    runner = CliRunner()
+    idx = tmp_path / "idx"
+    assert runner.invoke(app, ["ingest", str(examples), "--index", str(idx)]).exit_code == 0
+    r = runner.invoke(app, ["ask", "2024年住院费用报销比例是多少？", "--index", str(idx), "--json"])
+    assert r.exit_code == 0
+    answer = json.loads(r.output)
+    assert answer["status"] == "answered"
+    # the 2024 rates (the 2023 version had 85/80/75), cited from the clause that lists them
+    assert "百分之九十、百分之八十五、百分之八十" in answer["text"]
+    assert any(c["clause"] == "第十二条" and "百分之九十" in c["quote"] for c in answer["citations"])

@@ -239,3 +239,6 @@ def test_synonym_table_keeps_distinct_legal_terms_apart() -> None:
     assert "赔偿金" not in expand_query("经济补偿 怎么算", groups)[1]
     # a loan repayment is no expense reimbursement
     assert "reimbursement" not in expand_query("loan repayment schedule", groups)[1]
+    # reimbursing a claim (报销) is not settling a bill directly (结算): 住院报销比例 must not pull
+    # in every 直接结算 procedure
+    assert expand_query("住院费用报销比例", groups)[1] == ["支付"]
