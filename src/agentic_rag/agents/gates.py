@@ -370,8 +370,19 @@ def sufficiency_rules(route: RouteDecision, evidence: Sequence[Evidence]) -> Suf
     body_terms = set(tokenize(_text_of(top)))
     terms = key_terms(route.query or route.question)
     anchors = [a for a in _anchors(route) if a]
+    years = {str(y) for y in route.slots.years}
+
+    def dated(e: Evidence) -> str:
+        c = e.chunk
+        return f"{c.publish_date or ''} {c.effective_date or ''} {c.version or ''} {c.title} {c.text}"
+
     weighted: list[tuple[str, int, bool]] = []
     for a in anchors:
+        if a in years:
+            # a year is met by a source's dates or version: the 2023 version of a regulation
+            # rarely writes "2023" in the clause that answers
+            weighted.append((a, 2, any(a in dated(e) for e in top)))
+            continue
         toks = key_terms(a) or tokenize(a)
         weighted.append((a, 2, bool(toks) and all(t in body_terms for t in toks)))
     for t in terms:
@@ -383,9 +394,6 @@ def sufficiency_rules(route: RouteDecision, evidence: Sequence[Evidence]) -> Suf
 
     pinned = [str(y) for y in route.slots.years] or ([route.version] if route.version != "latest" else [])
     if pinned:
-        def dated(e: Evidence) -> str:
-            c = e.chunk
-            return f"{c.publish_date or ''} {c.effective_date or ''} {c.version or ''} {c.title} {c.text}"
         timeliness = 5 if any(any(y in dated(e) for y in pinned) for e in top[:5]) else 2
     else:
         statuses = [e.chunk.status for e in top[:3]]

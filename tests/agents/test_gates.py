@@ -1,0 +1,26 @@
+"""The deterministic gates (the rules used when no LLM is configured, or when its output fails)."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+from agentic_rag.agents.gates import sufficiency_rules
+from agentic_rag.types import Chunk, Evidence, RouteDecision, Slots
+
+
+def _evidence(text: str, published: dt.date, version: str | None = None) -> Evidence:
+    chunk = Chunk(chunk_id=f"d{published.year}:a4:0", doc_id=f"d{published.year}", ord=0, text=text,
+                  clause="第四条", title="江南省职工基本医疗保险门诊和住院待遇办法", authority="江南省医疗保障局",
+                  publish_date=published, version=version)
+    return Evidence(chunk=chunk, score=1.0)
+
+
+def test_a_pinned_year_is_met_by_the_source_date_not_only_by_its_wording():
+    route = RouteDecision(question="按照2023年的规定，门诊起付标准是多少？", query="2023年 门诊起付标准",
+                          version="2023", slots=Slots(years=[2023]))
+    text = "第四条 参保人员在定点医疗机构发生的普通门诊政策范围内费用，年度起付标准为1000元。"
+    found = sufficiency_rules(route, [_evidence(text, dt.date(2023, 3, 1))])
+    assert found.verdict == "SUFFICIENT" and found.missing == ""
+    # only the 2024 version found: the year is what is missing
+    later = sufficiency_rules(route, [_evidence(text, dt.date(2024, 6, 20), version="2024")])
+    assert later.verdict == "INSUFFICIENT" and "2023" in later.missing
