@@ -33,8 +33,9 @@ import copy
 import datetime as dt
 import json
 import re
+import threading
 import time
-from collections import Counter
+from collections import Counter, OrderedDict
 from collections.abc import Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
@@ -268,6 +269,7 @@ class Retriever:
             self.synonyms = [list(g) for g in synonyms]
         self.trace: list[TraceEvent] = []
         self._chunks: dict[str, Chunk] = {}
+        self._clauses = _ClauseCache()  # shared by the calls' copies
 
     # public API
     def retrieve(self, route: RouteDecision, k: int | None = None) -> list[Evidence]:
@@ -282,6 +284,7 @@ class Retriever:
         several threads at once: each call works on its own shallow copy (its own chunk cache)."""
         run = copy.copy(self)
         run._chunks = {}
+        self._clauses.sync(_store_version(self.store))
         return run._retrieve(route, k or self.settings.k)
 
     def _retrieve(self, route: RouteDecision, k: int) -> tuple[list[Evidence], list[TraceEvent]]:
@@ -736,12 +739,12 @@ class Retriever:
         """The clause of ``doc_id`` (an older version) that says what ``chunk`` says: the most
         similar wording (character bigrams), the same clause number breaking near-ties, since a
         revision may renumber its clauses."""
-        candidates = [c for c in self.store.chunks(doc_id) if c.kind == chunk.kind and c.clause]
-        self._chunks.update({c.chunk_id: c for c in candidates})
+        candidates = [(c, g) for c, g in self._clauses.get(self.store, doc_id) if c.kind == chunk.kind]
+        self._chunks.update({c.chunk_id: c for c, _ in candidates})
         grams = _bigrams(chunk.text)
         best, best_score = None, 0.0
-        for c in candidates:
-            sim = _jaccard(grams, _bigrams(c.text))
+        for c, g in candidates:
+            sim = _jaccard(grams, g)
             score = sim + (0.05 if chunk.clause_no and c.clause_no == chunk.clause_no else 0.0)
             if sim >= min_sim and score > best_score:
                 best, best_score = c.chunk_id, score
@@ -917,6 +920,49 @@ def _currency(chunk: Chunk, route: RouteDecision) -> tuple[int, int, dt.date]:
 
 def _numbers(text: str) -> list[str]:
     return re.findall(r"\d+(?:\.\d+)?|[零〇一二两三四五六七八九十百千万]+", text)
+
+
+class _ClauseCache:
+    """The clauses of recently compared documents with their character bigrams, for
+    :meth:`Retriever._counterpart`: every top clause is compared with the same few documents,
+    query after query, and reading and splitting a long statute each time cost more than the rest
+    of the retrieval. Kept while the store's version stays the same (cleared on any write, or on
+    every call for a store without a version); at most ``size`` documents, least recently used
+    dropped first."""
+
+    def __init__(self, size: int = 64) -> None:
+        self.size = size
+        self._docs: OrderedDict[str, list[tuple[Chunk, set[str]]]] = OrderedDict()
+        self._version: int | None = None
+        self._lock = threading.Lock()
+
+    def sync(self, version: int | None) -> None:
+        with self._lock:
+            if version is None or version != self._version:
+                self._docs.clear()
+                self._version = version
+
+    def get(self, store: Any, doc_id: str) -> list[tuple[Chunk, set[str]]]:
+        with self._lock:
+            got = self._docs.get(doc_id)
+            if got is not None:
+                self._docs.move_to_end(doc_id)
+                return got
+        clauses = [(c, _bigrams(c.text)) for c in store.chunks(doc_id) if c.clause]
+        with self._lock:
+            self._docs[doc_id] = clauses
+            while len(self._docs) > self.size:
+                self._docs.popitem(last=False)
+        return clauses
+
+
+def _store_version(store: Any) -> int | None:
+    """The store's write counter, or ``None`` when it has none (then nothing is kept)."""
+    try:
+        version = store.version
+    except Exception:  # a backend without one, or a failed read: caching is only an optimization
+        return None
+    return version if isinstance(version, int) else None
 
 
 def _squash(text: str) -> str:
