@@ -258,8 +258,7 @@ def _han_tokens(run: str) -> tuple[str, ...]:
     got = _RUN_CACHE.get(run)
     if got is not None:
         return got
-    pget = _dictionary().get
-    got = tuple(_search_mode(_segment(run, pget, _state["log_one"]), pget, ZH_STOPWORDS))
+    got = tuple(_search_mode(cut(run), _dictionary().get, ZH_STOPWORDS))
     if len(_RUN_CACHE) >= _RUN_CACHE_MAX:
         _RUN_CACHE.clear()
     _RUN_CACHE[run] = got
@@ -279,7 +278,7 @@ def cut_for_search(run: str) -> list[str]:
     pget = _dictionary().get
     words: list[str] = []
     single: list[str] = []
-    for w in _segment(run, pget, _state["log_one"]) + [""]:
+    for w in cut(run) + [""]:
         if len(w) == 1:
             single.append(w)
             continue
@@ -368,16 +367,17 @@ def add_terms(terms: Iterable[str]) -> None:
     with _lock:
         added = False
         total = _state["total"]
+        logtotal = -_state["log_one"]
         for term in terms:
             t = term.strip().translate(_FULLWIDTH).lower()
             if len(t) < 2 or not _CJK_WORD.fullmatch(t) or logp.get(t, _MISSING) <= 0.0:
                 continue
             # jieba's suggest_freq: the product of the pieces' probabilities, as a count, plus one
             share = 1.0
-            for piece in _segment(t, logp.get, _state["log_one"]):
+            for piece in cut(t):
                 lp = logp.get(piece, _MISSING)
                 share *= math.exp(lp) if lp <= 0.0 else (0.0 if lp == _PREFIX else 1.0 / total)
-            logp[t] = math.log(int(share * total) + 1) - math.log(total)  # type: ignore[operator]
+            logp[t] = math.log(int(share * total) + 1) - logtotal  # type: ignore[operator]
             for end in range(1, len(t)):
                 logp.setdefault(t[:end], _PREFIX)
             added = True

@@ -4,8 +4,9 @@
 vocabulary and its normalization map) and runs it with its own C kernels. On 2 cores those
 kernels do about 800 tokens/s; the same weights, dequantized once and run as an ONNX graph by
 ONNX Runtime (multi-threaded GEMMs, fused attention, GELU and LayerNorm, most projections in
-int8), do several times that (``bench/embed.py`` has the measured numbers). Nothing is downloaded: the graph is built in
-memory from the packaged file the first time the model is loaded.
+int8), do several times that (``bench/embed.py`` has the measured numbers). Nothing is
+downloaded: the graph is built in memory from the packaged file the first time the model is
+loaded.
 
 Pieces:
 

