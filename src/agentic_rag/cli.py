@@ -423,6 +423,49 @@ def eval_(target: str, runs: tuple[str, ...], bench_dir: Path | None, questions:
         out.print(f"run folder: {escape(str(folder))}")
 
 
+# -- serve / warm / audit ---------------------------------------------------------------------
+def _index_options(fn: F) -> F:
+    fn = click.option("--index", "index", type=click.Path(file_okay=False, path_type=Path),
+                      default=None, help="index folder (default .arag or $ARAG_INDEX)")(fn)
+    fn = click.option("--config", "config", type=click.Path(dir_okay=False, path_type=Path),
+                      default=None, help="arag.toml to read (default ./arag.toml when present)")(fn)
+    return fn
+
+
+@app.command()
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="address to bind (give 0.0.0.0 explicitly to accept other machines)")
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
+@click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
+              help="worker processes (they share sessions, feedback and the cache via the index folder)")
+@_index_options
+@_errors
+def serve(host: str, port: int, workers: int, index: Path | None, config: Path | None) -> None:
+    """Serve the index over HTTP: /v1/ask (JSON and SSE), the agents' endpoints, an
+    OpenAI-compatible /v1/chat/completions, sessions, documents, feedback, /metrics, /docs."""
+    import os
+
+    from agentic_rag.errors import MissingExtraError
+
+    try:
+        import fastapi  # noqa: F401
+        import uvicorn
+    except ImportError as exc:
+        raise MissingExtraError("the HTTP server", "server") from exc
+    Settings.load(config, index=index)  # a bad config fails here, once, not in every worker
+    # workers are separate processes: they read the same settings from the environment
+    if index is not None:
+        os.environ["ARAG_INDEX"] = str(index.resolve())
+    if config is not None:
+        os.environ["ARAG_CONFIG"] = str(config.resolve())
+    if host not in ("127.0.0.1", "localhost", "::1") and not os.environ.get("ARAG_API_KEYS"):
+        err.print(f"[yellow]warning:[/yellow] serving on {host} without ARAG_API_KEYS: "
+                  "anyone who can reach this port can use it")
+    err.print(f"arag serve: http://{host}:{port} (docs at /docs, {workers} worker(s))")
+    uvicorn.run("agentic_rag.server.app:create_app", factory=True, host=host, port=port,
+                workers=workers, log_level="warning", access_log=False, timeout_graceful_shutdown=5)
+
+
 def _bundled_examples() -> Path | None:
     for base in (Path.cwd(), Path(__file__).resolve().parents[2]):
         if (base / "examples" / "questions.jsonl").exists():
