@@ -10,6 +10,7 @@ import re
 import shutil
 import tempfile
 import threading
+import time
 import uuid
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -65,10 +66,12 @@ class Service:
 
     # ------------------------------------------------------------------ lifecycle
     def warm_up(self) -> None:
-        """Open the store and load the embedder now, not on the first question."""
-        _ = self.engine.store
-        _ = self.engine.retriever
-        _ = self.engine.reasoner
+        """Open the store, load the embedder and run one question through the deterministic
+        agents now, so the first request (and a deadline fallback) does not pay for it."""
+        if self.engine.store.stats()["docs"]:
+            self.runtime(False).run("warm-up: 第一条 scope")
+        if self.engine.llm is not None:
+            self.runtime(True)
 
     def ready(self) -> dict[str, Any]:
         stats = self.engine.store.stats()
@@ -125,6 +128,7 @@ class Service:
 
         ``cancel`` stops the run between steps (a client that went away); ``history`` seeds the
         conversation of a session-less question (OpenAI-style message lists)."""
+        started = time.monotonic()
         question = self._question(request.question)
         session_id = request.session_id
         use_llm = request.llm == "auto" and self.engine.llm is not None
@@ -148,8 +152,10 @@ class Service:
         abort = RunAbort(parent=cancel, registry=self.runs if session_id else None,
                          session_id=session_id)
         try:
+            # the deadline counts from the request's arrival, not from the start of the run
+            remaining = max(0.0, deadline_s - (time.monotonic() - started))
             answer, state, hit_deadline = self._run(question, state, mode, use_llm, request.k,
-                                                    deadline_s, on_event, abort)
+                                                    remaining, on_event, abort)
             if session_id is not None:
                 self.sessions.save(state)
         finally:
