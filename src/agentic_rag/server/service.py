@@ -6,6 +6,7 @@ the audit log, feedback, metrics). No web framework here; the app only parses an
 from __future__ import annotations
 
 import inspect
+import os
 import re
 import shutil
 import tempfile
@@ -76,7 +77,7 @@ class Service:
     def ready(self) -> dict[str, Any]:
         stats = self.engine.store.stats()
         return {"docs": stats["docs"], "chunks": stats["chunks"], "index_version": stats["version"],
-                "dense": self.engine.dense_status, "llm": self.settings.llm.provider}
+                "dense": self.engine.dense_status, "llm": self.settings.llm.provider, "pid": os.getpid()}
 
     def close(self) -> None:
         for rt in self._runtimes.values():
