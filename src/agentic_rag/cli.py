@@ -466,6 +466,23 @@ def serve(host: str, port: int, workers: int, index: Path | None, config: Path |
                 workers=workers, log_level="warning", access_log=False, timeout_graceful_shutdown=5)
 
 
+@app.command()
+@_index_options
+@_errors
+def mcp(index: Path | None, config: Path | None) -> None:
+    """A Model Context Protocol server over stdio with the tools search, ask and get_document
+    (for IDE agents and desktop assistants)."""
+    from agentic_rag.errors import MissingExtraError
+
+    try:
+        import mcp as _sdk  # noqa: F401
+
+        from agentic_rag.server.mcp_server import serve_stdio
+    except ImportError as exc:
+        raise MissingExtraError("the MCP server", "server") from exc
+    serve_stdio(Settings.load(config, index=index))
+
+
 def _service(index: Path | None, config: Path | None) -> Any:
     from agentic_rag.errors import MissingExtraError
 
