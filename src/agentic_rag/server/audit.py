@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -60,26 +61,42 @@ class AuditLog:
 
     def __init__(self, index: str | Path) -> None:
         self.db = ServerDB(index, _SCHEMA)
+        self._docs: dict[str, Any] = {}
+        self._docs_version: int | None = None
+        self._docs_lock = threading.Lock()
 
     def record(self, answer: ServedAnswer, store: Any) -> None:
-        """Store ``answer`` with the chunks it cites, as the index has them now."""
-        ids = list(dict.fromkeys(c.chunk_id for c in answer.citations))
-        chunks = store.get_chunks(ids) if ids else []
-        hashes = {}
-        for doc_id in {c.doc_id for c in chunks}:
-            doc = store.get_document(doc_id)
-            hashes[doc_id] = doc.content_hash if doc is not None else None
+        """Store ``answer`` with the documents of the chunks it cites, as the index has them now."""
+        docs = self._documents(store, {c.doc_id for c in answer.citations})
         at = dt.datetime.now(dt.timezone.utc).isoformat()
         statements: list[tuple[str, tuple]] = [(
             "INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             (answer.answer_id, at, answer.session_id, answer.question, answer.status,
              int(answer.cached), int(answer.deadline_fallback), answer.model_dump_json()))]
-        for c in chunks:
+        for c in {c.chunk_id: c for c in answer.citations}.values():
+            doc = docs.get(c.doc_id)
+            if doc is None:
+                continue  # removed while the answer was being written
             statements.append((
                 "INSERT OR REPLACE INTO answer_evidence VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (answer.answer_id, c.chunk_id, c.doc_id, hashes.get(c.doc_id), c.title, c.version,
-                 _iso(c.publish_date), _iso(c.effective_date), c.status)))
+                (answer.answer_id, c.chunk_id, c.doc_id, doc.content_hash, doc.meta.title,
+                 doc.meta.version, _iso(doc.meta.publish_date), _iso(doc.meta.effective_date),
+                 doc.meta.status)))
         self.db.executemany(statements)
+
+    def _documents(self, store: Any, doc_ids: set[str]) -> dict[str, Any]:
+        """Cited documents, remembered while the index version stays the same (chunks carry
+        their document's version and dates, so the document is the source to record)."""
+        version = store.version
+        with self._docs_lock:
+            if version != self._docs_version:
+                self._docs.clear()
+                self._docs_version = version
+            missing = doc_ids - self._docs.keys()
+        found = {d: store.get_document(d) for d in missing}
+        with self._docs_lock:
+            self._docs.update({d: doc for d, doc in found.items() if doc is not None})
+            return {d: self._docs[d] for d in doc_ids if d in self._docs}
 
     def get(self, answer_id: str) -> ServedAnswer | None:
         rows = self.db.query("SELECT data FROM answers WHERE answer_id = ?", (answer_id,))

@@ -19,7 +19,7 @@ from agentic_rag.types import Answer
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS answer_cache (
   key TEXT PRIMARY KEY, index_version INTEGER NOT NULL, question TEXT NOT NULL,
-  at TEXT NOT NULL, hits INTEGER NOT NULL DEFAULT 0, data TEXT NOT NULL);
+  at TEXT NOT NULL, data TEXT NOT NULL);
 """
 
 _TRAILING = re.compile(r"[\s?？!！。.,，;；:：]+$")
@@ -48,7 +48,6 @@ class AnswerCache:
         if not rows:
             self.db.execute("DELETE FROM answer_cache WHERE index_version != ?", (index_version,))
             return None
-        self.db.execute("UPDATE answer_cache SET hits = hits + 1 WHERE key = ?", (key,))
         return Answer.model_validate_json(rows[0][0])
 
     def put(self, key: str, index_version: int, answer: Answer) -> None:
