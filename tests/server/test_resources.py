@@ -63,45 +63,54 @@ POLICY = """# 访客停车管理规定
 """
 
 
-def test_documents_upload_list_get_delete(index_copy):
-    served = Served(index_copy("docs"), {})
-    try:
-        with httpx.Client(base_url=served.url, timeout=60) as c:
-            n_before = len(c.get("/v1/documents").json())
-            r = c.post("/v1/documents", files=[("files", ("访客停车.md", POLICY.encode(), "text/markdown")),
-                                               ("files", ("empty.txt", b"", "text/plain"))])
-            assert r.status_code == 200, r.text
-            results = {f["filename"]: f for f in r.json()["files"]}
-            assert results["访客停车.md"]["status"] == "added" and results["访客停车.md"]["chunks"] >= 2
-            assert results["empty.txt"]["status"] == "failed" and "empty" in results["empty.txt"]["reason"]
-            doc_id = results["访客停车.md"]["doc_id"]
-            listed = {d["doc_id"]: d for d in c.get("/v1/documents").json()}
-            assert len(listed) == n_before + 1 and listed[doc_id]["meta"]["title"] == "访客停车管理规定"
-            doc = c.get(f"/v1/documents/{doc_id}").json()
-            second = next(cl for cl in doc["clauses"] if cl["clause"] == "第二条")
-            start, end = second["span"]
-            assert doc["text"][start:end].startswith("第二条") or "4小时" in doc["text"][start:end]
-            answer = c.post("/v1/ask", json={"question": "访客的车在园区最多能停几个小时？"}).json()
-            assert answer["status"] == "answered" and "4" in answer["text"]
-            assert doc_id in {ci["doc_id"] for ci in answer["citations"]}
-            # unchanged content is a no-op; an unsupported type is refused and nothing is ingested
-            again = c.post("/v1/documents", files=[("files", ("访客停车.md", POLICY.encode()))]).json()
-            assert again["files"][0]["status"] == "unchanged"
-            bad = c.post("/v1/documents", files=[("files", ("tool.exe", b"MZ...")),
-                                                 ("files", ("note.txt", b"some text"))])
-            assert bad.status_code == 415 and bad.json()["error"]["code"] == "unsupported_file_type"
-            # a broken replacement of an existing file leaves the index as it was
-            version = c.get("/readyz").json()["detail"]["index_version"]
-            broken = c.post("/v1/documents", files=[("files", ("访客停车.md", b"\x00\x01"))]).json()
-            assert broken["files"][0]["status"] == "failed"
-            assert c.get("/readyz").json()["detail"]["index_version"] == version
-            assert c.get(f"/v1/documents/{doc_id}").json()["text"] == doc["text"]
-            assert c.delete(f"/v1/documents/{doc_id}").json() == {"deleted": doc_id}
-            assert c.get(f"/v1/documents/{doc_id}").status_code == 404
-            assert c.delete(f"/v1/documents/{doc_id}").status_code == 404
-            assert len(c.get("/v1/documents").json()) == n_before
-    finally:
-        served.close()
+@pytest.fixture(scope="module")
+def workers(index_copy):
+    """Two worker processes over one index, and a keep-alive client pinned to each."""
+    served = Served(index_copy("workers"), {}, workers=2)
+    clients = _pinned_clients(served.url)
+    yield list(clients.values())
+    for c in clients.values():
+        c.close()
+    served.close()
+
+
+def test_documents_upload_list_get_delete(workers):
+    assert len(workers) == 2, "the kernel never handed a connection to the second worker"
+    c, other = workers
+    n_before = len(c.get("/v1/documents").json())
+    r = c.post("/v1/documents", files=[("files", ("访客停车.md", POLICY.encode(), "text/markdown")),
+                                       ("files", ("empty.txt", b"", "text/plain"))])
+    assert r.status_code == 200, r.text
+    results = {f["filename"]: f for f in r.json()["files"]}
+    assert results["访客停车.md"]["status"] == "added" and results["访客停车.md"]["chunks"] >= 2
+    assert results["empty.txt"]["status"] == "failed" and "empty" in results["empty.txt"]["reason"]
+    doc_id = results["访客停车.md"]["doc_id"]
+    listed = {d["doc_id"]: d for d in other.get("/v1/documents").json()}
+    assert len(listed) == n_before + 1 and listed[doc_id]["meta"]["title"] == "访客停车管理规定"
+    doc = c.get(f"/v1/documents/{doc_id}").json()
+    second = next(cl for cl in doc["clauses"] if cl["clause"] == "第二条")
+    start, end = second["span"]
+    assert "4小时" in doc["text"][start:end]
+    # the other worker answers from the new document too
+    answer = other.post("/v1/ask", json={"question": "访客的车在园区最多能停几个小时？"}).json()
+    assert answer["status"] == "answered" and "4" in answer["text"]
+    assert doc_id in {ci["doc_id"] for ci in answer["citations"]}
+    # unchanged content is a no-op; an unsupported type is refused and nothing is ingested
+    again = c.post("/v1/documents", files=[("files", ("访客停车.md", POLICY.encode()))]).json()
+    assert again["files"][0]["status"] == "unchanged"
+    bad = c.post("/v1/documents", files=[("files", ("tool.exe", b"MZ...")),
+                                         ("files", ("note.txt", b"some text"))])
+    assert bad.status_code == 415 and bad.json()["error"]["code"] == "unsupported_file_type"
+    # a broken replacement of an existing file leaves the index as it was
+    version = c.get("/readyz").json()["detail"]["index_version"]
+    broken = c.post("/v1/documents", files=[("files", ("访客停车.md", b"\x00\x01"))]).json()
+    assert broken["files"][0]["status"] == "failed"
+    assert c.get("/readyz").json()["detail"]["index_version"] == version
+    assert c.get(f"/v1/documents/{doc_id}").json()["text"] == doc["text"]
+    assert c.delete(f"/v1/documents/{doc_id}").json() == {"deleted": doc_id}
+    assert c.get(f"/v1/documents/{doc_id}").status_code == 404
+    assert c.delete(f"/v1/documents/{doc_id}").status_code == 404
+    assert len(other.get("/v1/documents").json()) == n_before
 
 
 def _pinned_clients(url: str, want: int = 2, tries: int = 60) -> dict[int, httpx.Client]:
@@ -120,22 +129,15 @@ def _pinned_clients(url: str, want: int = 2, tries: int = 60) -> dict[int, httpx
     return clients
 
 
-def test_two_workers_share_sessions_and_feedback(index_copy):
-    served = Served(index_copy("workers"), {}, workers=2)
-    try:
-        clients = _pinned_clients(served.url)
-        assert len(clients) == 2, "the kernel never handed a connection to the second worker"
-        a, b = clients.values()
-        sid = a.post("/v1/sessions").json()["session_id"]
-        answer = a.post("/v1/ask", json={"question": "员工请假要提前几天申请？", "session_id": sid}).json()
-        view = b.get(f"/v1/sessions/{sid}").json()
-        assert [t["answer"]["answer_id"] for t in view["turns"]] == [answer["answer_id"]]
-        follow = b.post("/v1/ask", json={"question": "那病假呢？", "session_id": sid}).json()
-        assert follow["session_id"] == sid
-        assert len(a.get(f"/v1/sessions/{sid}").json()["turns"]) == 2
-        assert b.post("/v1/feedback", json={"answer_id": answer["answer_id"], "rating": "up"}).status_code == 201
-        assert [f["answer_id"] for f in a.get("/v1/feedback").json()] == [answer["answer_id"]]
-        for c in clients.values():
-            c.close()
-    finally:
-        served.close()
+def test_two_workers_share_sessions_and_feedback(workers):
+    assert len(workers) == 2, "the kernel never handed a connection to the second worker"
+    a, b = workers
+    sid = a.post("/v1/sessions").json()["session_id"]
+    answer = a.post("/v1/ask", json={"question": "员工请假要提前几天申请？", "session_id": sid}).json()
+    view = b.get(f"/v1/sessions/{sid}").json()
+    assert [t["answer"]["answer_id"] for t in view["turns"]] == [answer["answer_id"]]
+    follow = b.post("/v1/ask", json={"question": "那病假呢？", "session_id": sid}).json()
+    assert follow["session_id"] == sid
+    assert len(a.get(f"/v1/sessions/{sid}").json()["turns"]) == 2
+    assert b.post("/v1/feedback", json={"answer_id": answer["answer_id"], "rating": "up"}).status_code == 201
+    assert answer["answer_id"] in [f["answer_id"] for f in a.get("/v1/feedback").json()]

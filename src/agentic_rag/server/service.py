@@ -120,7 +120,7 @@ class Service:
         """Refuse a request before a stream starts: empty or oversized question, unknown session."""
         self._question(request.question)
         if request.session_id is not None:
-            self.sessions.load(request.session_id)
+            self._state(request.session_id)
 
     def ask(self, request: AskRequest, *, on_event: Sink | None = None,
             cancel: threading.Event | None = None,
@@ -144,8 +144,10 @@ class Service:
             if hit is not None:
                 return self._served(hit, None, cached=True, deadline=False)
         if session_id is not None:
-            state = self.sessions.load(session_id)
+            state = self._state(session_id)
             self.runs.start(session_id)
+            state.status = "running"  # what GET /v1/sessions/{id} shows meanwhile
+            self.sessions.save(state)
         else:
             state = SessionState()
             for role, content in history:
@@ -157,6 +159,12 @@ class Service:
             remaining = max(0.0, deadline_s - (time.monotonic() - started))
             answer, state, hit_deadline = self._run(question, state, mode, use_llm, request.k,
                                                     remaining, on_event, abort)
+        except BaseException:
+            if session_id is not None:
+                state.status = "failed"
+                self.sessions.save(state)
+            raise
+        else:
             if session_id is not None:
                 self.sessions.save(state)
         finally:
@@ -213,19 +221,25 @@ class Service:
         return question
 
     # ------------------------------------------------------------------ sessions
+    def _state(self, session_id: str) -> SessionState:
+        try:
+            return self.sessions.load(session_id)
+        except NotFoundError:
+            raise NotFoundError(f"no session {session_id!r}") from None
+
     def create_session(self) -> SessionState:
         state = SessionState()
         self.sessions.save(state)
         return state
 
     def session(self, session_id: str) -> SessionView:
-        state = self.sessions.load(session_id)
+        state = self._state(session_id)
         turns = [SessionTurn(question=a.question, answer=a) for a in self.audit.for_session(session_id)]
         return SessionView(session_id=state.session_id, status=state.status, created=state.created,
                            updated=state.updated, turns=turns)
 
     def abort(self, session_id: str) -> str:
-        state = self.sessions.load(session_id)
+        state = self._state(session_id)
         return "aborting" if self.runs.request_abort(session_id) else state.status
 
     def delete_session(self, session_id: str) -> None:
