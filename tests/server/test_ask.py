@@ -3,8 +3,6 @@ bad input: every refusal is a 4xx with ``{error: {code, message}}``."""
 
 from __future__ import annotations
 
-import time
-
 import httpx
 import pytest
 
@@ -117,6 +115,15 @@ def test_bad_requests_get_a_4xx_with_a_json_error(client, send, status, code):
     err = r.json()["error"]
     assert err["code"] == code and err["message"]
     assert "Traceback" not in r.text
+
+
+def test_the_agents_endpoints_refuse_bad_input_with_json_errors(client):
+    r = client.post("/v1/retrieve", json={"k": 3})
+    assert r.status_code == 422 and r.json()["error"]["code"] == "missing_field"
+    r = client.post("/v1/route", json={"question": " "})
+    assert r.status_code == 422 and r.json()["error"]["code"] == "empty_question"
+    r = client.post("/v1/reason", json={"question": "x", "evidence": [{"score": 1}]})
+    assert r.status_code == 422 and "evidence.0.chunk" in r.json()["error"]["message"]
 
 
 def test_unknown_paths_and_methods_are_json_errors(client):
