@@ -423,6 +423,154 @@ def eval_(target: str, runs: tuple[str, ...], bench_dir: Path | None, questions:
         out.print(f"run folder: {escape(str(folder))}")
 
 
+# -- serve / warm / audit ---------------------------------------------------------------------
+def _index_options(fn: F) -> F:
+    fn = click.option("--index", "index", type=click.Path(file_okay=False, path_type=Path),
+                      default=None, help="index folder (default .arag or $ARAG_INDEX)")(fn)
+    fn = click.option("--config", "config", type=click.Path(dir_okay=False, path_type=Path),
+                      default=None, help="arag.toml to read (default ./arag.toml when present)")(fn)
+    return fn
+
+
+@app.command()
+@click.option("--host", default="127.0.0.1", show_default=True,
+              help="address to bind (give 0.0.0.0 explicitly to accept other machines)")
+@click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
+@click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
+              help="worker processes (they share sessions, feedback and the cache via the index folder)")
+@_index_options
+@_errors
+def serve(host: str, port: int, workers: int, index: Path | None, config: Path | None) -> None:
+    """Serve the index over HTTP: /v1/ask (JSON and SSE), the agents' endpoints, an
+    OpenAI-compatible /v1/chat/completions, sessions, documents, feedback, /metrics, /docs."""
+    import os
+
+    from agentic_rag.errors import MissingExtraError
+
+    try:
+        import fastapi  # noqa: F401
+        import uvicorn
+    except ImportError as exc:
+        raise MissingExtraError("the HTTP server", "server") from exc
+    Settings.load(config, index=index)  # a bad config fails here, once, not in every worker
+    # workers are separate processes: they read the same settings from the environment
+    if index is not None:
+        os.environ["ARAG_INDEX"] = str(index.resolve())
+    if config is not None:
+        os.environ["ARAG_CONFIG"] = str(config.resolve())
+    if host not in ("127.0.0.1", "localhost", "::1") and not os.environ.get("ARAG_API_KEYS"):
+        err.print(f"[yellow]warning:[/yellow] serving on {host} without ARAG_API_KEYS: "
+                  "anyone who can reach this port can use it")
+    err.print(f"arag serve: http://{host}:{port} (docs at /docs, {workers} worker(s))")
+    uvicorn.run("agentic_rag.server.app:create_app", factory=True, host=host, port=port,
+                workers=workers, log_level="warning", access_log=False, timeout_graceful_shutdown=5)
+
+
+@app.command()
+@_index_options
+@_errors
+def mcp(index: Path | None, config: Path | None) -> None:
+    """A Model Context Protocol server over stdio with the tools search, ask and get_document
+    (for IDE agents and desktop assistants)."""
+    from agentic_rag.errors import MissingExtraError
+
+    try:
+        import mcp as _sdk  # noqa: F401
+
+        from agentic_rag.server.mcp_server import serve_stdio
+    except ImportError as exc:
+        raise MissingExtraError("the MCP server", "server") from exc
+    serve_stdio(Settings.load(config, index=index))
+
+
+def _service(index: Path | None, config: Path | None) -> Any:
+    from agentic_rag.errors import MissingExtraError
+
+    try:
+        from agentic_rag.server.service import Service
+    except ImportError as exc:
+        raise MissingExtraError("the server", "server") from exc
+    return Service(Settings.load(config, index=index))
+
+
+@app.command()
+@click.argument("questions", type=click.Path(exists=True, dir_okay=False, path_type=Path))
+@_common
+@_errors
+def warm(questions: Path, index: Path | None, config: Path | None, as_json: bool) -> None:
+    """Precompute answers for frequent questions into the server's answer cache (one question
+    per line, or a .jsonl file with a "question" field)."""
+    from agentic_rag.errors import ConfigError
+    from agentic_rag.server.schemas import AskRequest
+
+    lines = [line.strip() for line in questions.read_text("utf-8").splitlines() if line.strip()]
+    if questions.suffix == ".jsonl":
+        try:
+            lines = [json.loads(line)["question"] for line in lines]
+        except (ValueError, KeyError, TypeError) as exc:
+            raise ConfigError(f"{questions}: every line needs a \"question\" field ({exc})") from exc
+    service = _service(index, config)
+    rows = []
+    try:
+        for q in lines:
+            t0 = time.perf_counter()
+            a = service.ask(AskRequest(question=q))
+            rows.append({"question": q, "status": a.status, "cached": a.cached,
+                         "ms": round((time.perf_counter() - t0) * 1000, 1)})
+    finally:
+        service.close()
+    if as_json:
+        _dump(rows)
+        return
+    new = sum(not r["cached"] for r in rows)
+    out.print(f"warmed {len(rows)} questions: {new} computed, {len(rows) - new} already cached")
+
+
+@app.command()
+@click.option("--cites", "doc_id", default=None, help="only answers that cited this document")
+@click.option("--stale", is_flag=True, help="answers citing documents replaced, superseded or removed since")
+@click.option("--limit", type=click.IntRange(1), default=50, show_default=True)
+@_common
+@_errors
+def audit(doc_id: str | None, stale: bool, limit: int, index: Path | None, config: Path | None,
+          as_json: bool) -> None:
+    """The server's audit log: each answer with the evidence it cited and those sources'
+    versions and dates."""
+    from agentic_rag.errors import MissingExtraError
+
+    try:
+        from agentic_rag.server.audit import AuditLog
+    except ImportError as exc:
+        raise MissingExtraError("the server", "server") from exc
+    settings = Settings.load(config, index=index)
+    log = AuditLog(settings.index)
+    try:
+        if stale:
+            from agentic_rag.store import open_store
+
+            with open_store(settings.index, create=False) as store:
+                entries = log.stale(store)
+            if doc_id:
+                entries = [e for e in entries if doc_id in {s.doc_id for s in e.evidence}]
+            entries = entries[:limit]
+        else:
+            entries = log.entries(doc_id, limit=limit)
+    finally:
+        log.close()
+    if as_json:
+        _dump([e.model_dump(mode="json") for e in entries])
+        return
+    if not entries:
+        out.print("no matching answers")
+        return
+    table = Table("answer_id", "at", "status", "question", "cited (doc version date)", *(["stale"] if stale else []))
+    for e in entries:
+        cited = "; ".join(dict.fromkeys(f"{s.doc_id} {s.version or '-'} {s.publish_date or '-'}" for s in e.evidence))
+        table.add_row(e.answer_id, e.at.strftime("%Y-%m-%d %H:%M"), e.status, escape(_clip(e.question, 40)),
+                      escape(cited), *([escape(e.stale)] if stale else []))
+    out.print(table)
+
+
 def _bundled_examples() -> Path | None:
     for base in (Path.cwd(), Path(__file__).resolve().parents[2]):
         if (base / "examples" / "questions.jsonl").exists():

@@ -92,6 +92,18 @@ class RuntimeSettings(_Section):
     sufficiency_threshold: float = Field(0.6, ge=0, le=1, description="stop retrieving at this confidence")
 
 
+class ServerSettings(_Section):
+    """``arag serve``: limits and behaviour of the HTTP service (host/port/workers are flags)."""
+
+    deadline_s: float = Field(3.0, gt=0, description="an LLM-backed answer that would take longer "
+                              "is replaced by the deterministic answer")
+    heartbeat_s: float = Field(10.0, gt=0, description="SSE comment sent while a step is running")
+    max_question_chars: int = Field(8000, ge=1, description="longer questions get a 422")
+    max_body_mb: float = Field(1.0, gt=0, description="JSON request bodies above this get a 413")
+    cache: bool = Field(True, description="answer cache for questions asked outside a session")
+    cors_origins: list[str] = Field(default_factory=list, description="empty: CORS off")
+
+
 class Settings(BaseSettings):
     """Everything configurable. ``Settings.load()`` is the one way the CLI builds it."""
 
@@ -105,6 +117,7 @@ class Settings(BaseSettings):
     embedder: EmbedderSettings = Field(default_factory=EmbedderSettings)
     llm: LLMSettings = Field(default_factory=LLMSettings)
     runtime: RuntimeSettings = Field(default_factory=RuntimeSettings)
+    server: ServerSettings = Field(default_factory=ServerSettings)
 
     @model_validator(mode="before")
     @classmethod

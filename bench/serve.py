@@ -1,0 +1,237 @@
+"""`arag serve` under load on 127.0.0.1: throughput and latency per endpoint and concurrency,
+time to the first SSE event, the server's overhead over an in-process `Engine.ask`, and memory.
+
+    python bench/serve.py [--examples examples] [--seconds 5] [--concurrency 1 8 32]
+                          [--workers 1] [--embedder auto|none] [--json]
+
+Builds a fresh index of examples/docs in a temp folder, starts `arag serve` on a free port and
+drives it with a bounded asyncio load generator (a fixed number of keep-alive connections, each
+sending its next request when the last one is answered; no open-loop overload). Endpoints:
+/v1/route, /v1/retrieve, /v1/ask with the answer cache off (the deterministic agents every time)
+and /v1/ask with the cache on and filled (the questions repeat, as a help desk's do). The load generator
+shares the machine's cores with the server: on a 2-core box it takes part of the CPU it measures.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import json
+import os
+import socket
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import httpx
+
+from agentic_rag import Engine, Settings
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _pct(values: list[float], p: float) -> float:
+    if not values:
+        return float("nan")
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(round(p * (len(ordered) - 1))))]
+
+
+class _Conn:
+    """One keep-alive HTTP/1.1 connection with just enough parsing for JSON replies."""
+
+    def __init__(self, port: int) -> None:
+        self.port = port
+        self.reader: asyncio.StreamReader | None = None
+        self.writer: asyncio.StreamWriter | None = None
+
+    async def post(self, path: str, body: bytes) -> int:
+        if self.writer is None:
+            self.reader, self.writer = await asyncio.open_connection("127.0.0.1", self.port)
+        self.writer.write(f"POST {path} HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\n"
+                          f"Content-Length: {len(body)}\r\n\r\n".encode() + body)
+        await self.writer.drain()
+        head = await self.reader.readuntil(b"\r\n\r\n")
+        status = int(head.split(b" ", 2)[1])
+        length = 0
+        for line in head.split(b"\r\n"):
+            if line.lower().startswith(b"content-length:"):
+                length = int(line.split(b":", 1)[1])
+        await self.reader.readexactly(length)
+        return status
+
+    def close(self) -> None:
+        if self.writer is not None:
+            self.writer.close()
+
+
+async def _load(port: int, path: str, bodies: list[bytes], concurrency: int, seconds: float) -> dict:
+    latencies: list[float] = []
+    errors = 0
+    stop = time.perf_counter() + seconds
+
+    async def worker(n: int) -> None:
+        nonlocal errors
+        conn = _Conn(port)
+        i = n
+        try:
+            while time.perf_counter() < stop:
+                body = bodies[i % len(bodies)]
+                i += concurrency
+                t0 = time.perf_counter()
+                try:
+                    status = await conn.post(path, body)
+                except (OSError, asyncio.IncompleteReadError):
+                    errors += 1
+                    conn.close()
+                    conn = _Conn(port)
+                    continue
+                latencies.append((time.perf_counter() - t0) * 1000)
+                if status != 200:
+                    errors += 1
+        finally:
+            conn.close()
+
+    t0 = time.perf_counter()
+    await asyncio.gather(*(worker(n) for n in range(concurrency)))
+    wall = time.perf_counter() - t0
+    return {"requests": len(latencies), "rps": round(len(latencies) / wall, 1), "errors": errors,
+            "p50_ms": round(_pct(latencies, 0.50), 1), "p95_ms": round(_pct(latencies, 0.95), 1),
+            "p99_ms": round(_pct(latencies, 0.99), 1)}
+
+
+def _first_event(url: str, questions: list[str]) -> dict:
+    firsts, totals = [], []
+    with httpx.Client(base_url=url, timeout=60) as c:
+        for q in questions:
+            t0 = time.perf_counter()
+            first = None
+            with c.stream("POST", "/v1/ask", json={"question": q, "stream": True, "options": {"cache": False}}) as r:
+                for line in r.iter_lines():
+                    if first is None and line.startswith("event:"):
+                        first = (time.perf_counter() - t0) * 1000
+            firsts.append(first or float("nan"))
+            totals.append((time.perf_counter() - t0) * 1000)
+    return {"first_event_p50_ms": round(statistics.median(firsts), 1),
+            "stream_total_p50_ms": round(statistics.median(totals), 1)}
+
+
+def _rss_mb(pid: int) -> float:
+    try:
+        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+            if line.startswith("VmRSS:"):
+                return round(int(line.split()[1]) / 1024, 1)
+    except OSError:
+        pass
+    return float("nan")
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        return [int(p) for p in Path(f"/proc/{pid}/task/{pid}/children").read_text().split()]
+    except OSError:
+        return []
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("--examples", type=Path, default=Path("examples"))
+    ap.add_argument("--seconds", type=float, default=5.0, help="per endpoint and concurrency")
+    ap.add_argument("--concurrency", type=int, nargs="+", default=[1, 8, 32])
+    ap.add_argument("--workers", type=int, default=1)
+    ap.add_argument("--embedder", default="auto", help="embedder.provider for the index and server")
+    ap.add_argument("--json", action="store_true")
+    args = ap.parse_args()
+    questions = [json.loads(line)["question"]
+                 for line in (args.examples / "questions.jsonl").read_text("utf-8").splitlines() if line.strip()]
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ARAG_")}
+    env.update({"ARAG_EMBEDDER__PROVIDER": args.embedder, "ARAG_LLM__PROVIDER": "none"})
+    result: dict = {"cores": len(os.sched_getaffinity(0)), "workers": args.workers,
+                    "embedder": args.embedder, "questions": len(questions)}
+    with tempfile.TemporaryDirectory() as tmp:
+        index = Path(tmp) / "idx"
+        settings = Settings.load(index=index, embedder={"provider": args.embedder}, llm={"provider": "none"})
+        with Engine(settings) as engine:
+            engine.ingest([args.examples / "docs"])
+            for q in questions:  # warm-up
+                engine.ask(q)
+            inproc = []
+            for q in questions:
+                t0 = time.perf_counter()
+                engine.ask(q)
+                inproc.append((time.perf_counter() - t0) * 1000)
+        port = _free_port()
+        url = f"http://127.0.0.1:{port}"
+        proc = subprocess.Popen([sys.executable, "-m", "agentic_rag.cli", "serve", "--index", str(index),
+                                 "--port", str(port), "--workers", str(args.workers)],
+                                env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        try:
+            t0 = time.perf_counter()
+            while True:
+                try:
+                    if httpx.get(f"{url}/readyz", timeout=2).status_code == 200:
+                        break
+                except httpx.HTTPError:
+                    pass
+                if proc.poll() is not None or time.perf_counter() - t0 > 120:
+                    raise SystemExit("arag serve did not start")
+                time.sleep(0.2)
+            result["server_ready_s"] = round(time.perf_counter() - t0, 2)
+            with httpx.Client(base_url=url, timeout=60) as c:  # the server's own warm-up pass
+                for q in questions:
+                    c.post("/v1/ask", json={"question": q, "options": {"cache": False}})
+                served = []
+                for q in questions:
+                    t0 = time.perf_counter()
+                    c.post("/v1/ask", json={"question": q, "options": {"cache": False}})
+                    served.append((time.perf_counter() - t0) * 1000)
+            result["overhead"] = {"engine_ask_p50_ms": round(statistics.median(inproc), 1),
+                                  "http_ask_p50_ms": round(statistics.median(served), 1),
+                                  "overhead_p50_ms": round(statistics.median(served) - statistics.median(inproc), 1)}
+            result["sse"] = _first_event(url, questions)
+            bodies = {
+                "/v1/route": [json.dumps({"question": q}, ensure_ascii=False).encode() for q in questions],
+                "/v1/retrieve": [json.dumps({"question": q}, ensure_ascii=False).encode() for q in questions],
+                "/v1/ask": [json.dumps({"question": q, "options": {"cache": False}}, ensure_ascii=False).encode()
+                            for q in questions],
+                "/v1/ask (cached)": [json.dumps({"question": q}, ensure_ascii=False).encode() for q in questions],
+            }
+            load = {}
+            with httpx.Client(base_url=url, timeout=60) as c:  # the cached runs start warm
+                for body in bodies["/v1/ask (cached)"]:
+                    c.post("/v1/ask", content=body, headers={"Content-Type": "application/json"})
+            for name, payload in bodies.items():
+                path = name.split()[0]
+                for conc in args.concurrency:
+                    load[f"{name} c={conc}"] = asyncio.run(_load(port, path, payload, conc, args.seconds))
+            result["load"] = load
+            pids = [proc.pid, *_children(proc.pid)]
+            result["rss_mb"] = {str(p): _rss_mb(p) for p in pids}
+        finally:
+            proc.terminate()
+            proc.wait(15)
+    if args.json:
+        print(json.dumps(result, ensure_ascii=False, indent=2))
+        return
+    print(f"{result['cores']} cores · {args.workers} worker(s) · embedder {args.embedder} · "
+          f"server ready in {result['server_ready_s']} s")
+    o = result["overhead"]
+    print(f"Engine.ask p50 {o['engine_ask_p50_ms']} ms · /v1/ask p50 {o['http_ask_p50_ms']} ms · "
+          f"overhead {o['overhead_p50_ms']} ms")
+    print(f"SSE: first event p50 {result['sse']['first_event_p50_ms']} ms, whole stream p50 "
+          f"{result['sse']['stream_total_p50_ms']} ms")
+    print(f"{'endpoint':<26}{'req/s':>9}{'p50 ms':>9}{'p95 ms':>9}{'p99 ms':>9}{'errors':>8}")
+    for name, r in result["load"].items():
+        print(f"{name:<26}{r['rps']:>9}{r['p50_ms']:>9}{r['p95_ms']:>9}{r['p99_ms']:>9}{r['errors']:>8}")
+    print("RSS MB per process:", ", ".join(f"{p}: {m}" for p, m in result["rss_mb"].items()))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,216 @@
+"""Request and response bodies of the HTTP service (the agents' own contracts come from
+:mod:`agentic_rag.types`). Unknown fields are refused, so a typo is a 422, not a silent default."""
+
+from __future__ import annotations
+
+import datetime as dt
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field
+
+from agentic_rag.types import Answer, DocMeta, Evidence, RouteDecision
+
+Mode = Literal["pipeline", "react", "plan"]
+
+
+class _Request(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+
+
+class AskOptions(_Request):
+    deadline_s: float | None = Field(None, gt=0, le=600,
+                                     description="this request's deadline (default server.deadline_s)")
+    cache: bool = Field(True, description="use and fill the answer cache (questions outside a session)")
+
+
+class AskRequest(_Request):
+    question: str = Field(min_length=1)
+    session_id: str | None = Field(None, min_length=1, max_length=64)
+    mode: Mode | None = None
+    llm: Literal["auto", "none"] = Field("auto", description='"none": deterministic agents only')
+    k: int | None = Field(None, ge=1, le=50, description="evidence handed to the Reasoner")
+    stream: bool = Field(False, description="server-sent events (same as Accept: text/event-stream)")
+    options: AskOptions = Field(default_factory=AskOptions)
+
+
+class ServedAnswer(Answer):
+    """An :class:`~agentic_rag.types.Answer` as the service returns it."""
+
+    answer_id: str
+    session_id: str | None = None
+    cached: bool = Field(False, description="served from the answer cache")
+    deadline_fallback: bool = Field(False, description="the LLM-backed run passed the deadline; "
+                                    "this is the deterministic answer")
+
+
+class RouteRequest(_Request):
+    question: str = Field(min_length=1)
+
+
+class RetrieveRequest(_Request):
+    question: str | None = Field(None, min_length=1)
+    route: RouteDecision | None = Field(None, description="a Router decision (else the question is routed)")
+    k: int | None = Field(None, ge=1, le=200)
+
+
+class RetrieveResponse(BaseModel):
+    route: RouteDecision
+    evidence: list[Evidence]
+
+
+class ReasonRequest(_Request):
+    question: str = Field(min_length=1)
+    route: RouteDecision | None = None
+    evidence: list[Evidence] = Field(default_factory=list, max_length=200)
+
+
+class SessionCreated(BaseModel):
+    session_id: str
+    created: dt.datetime
+
+
+class SessionTurn(BaseModel):
+    question: str
+    answer: ServedAnswer
+
+
+class SessionView(BaseModel):
+    session_id: str
+    status: str
+    created: dt.datetime
+    updated: dt.datetime
+    turns: list[SessionTurn]
+
+
+class AbortResult(BaseModel):
+    session_id: str
+    status: str = Field(description='"aborting" when a run was going, else the session status')
+
+
+class ClauseSpan(BaseModel):
+    chunk_id: str
+    clause: str | None
+    path: list[str]
+    kind: str
+    span: tuple[int, int]
+
+
+class DocumentSummary(BaseModel):
+    doc_id: str
+    source: str
+    meta: DocMeta
+    chunks: int
+
+
+class DocumentView(BaseModel):
+    doc_id: str
+    source: str
+    content_hash: str
+    meta: DocMeta
+    text: str
+    clauses: list[ClauseSpan]
+
+
+class IngestedFile(BaseModel):
+    filename: str
+    status: Literal["added", "unchanged", "replaced", "failed"]
+    doc_id: str | None = None
+    chunks: int = 0
+    reason: str = ""
+
+
+class UploadResult(BaseModel):
+    files: list[IngestedFile]
+
+
+class FeedbackRequest(_Request):
+    answer_id: str = Field(min_length=1, max_length=64)
+    rating: Literal["up", "down"]
+    reason: str | None = Field(None, max_length=2000)
+    irrelevant_chunk_ids: list[str] = Field(default_factory=list, max_length=100)
+
+
+class FeedbackRecord(FeedbackRequest):
+    feedback_id: int
+    at: dt.datetime
+    question: str
+
+
+class Deleted(BaseModel):
+    deleted: str
+
+
+class ErrorDetail(BaseModel):
+    code: str
+    message: str
+
+
+class ErrorBody(BaseModel):
+    error: ErrorDetail
+
+
+# ------------------------------------------------------------------ OpenAI-compatible chat
+class ChatMessage(BaseModel):
+    model_config = ConfigDict(extra="allow")  # clients send name, tool_call_id, ...
+
+    role: Literal["system", "user", "assistant", "tool", "developer"]
+    content: str | list[dict[str, Any]] | None = None
+
+
+class ChatRequest(BaseModel):
+    """What OpenAI-compatible clients send; sampling fields are accepted and ignored (the answer
+    is built from evidence, not sampled)."""
+
+    model_config = ConfigDict(extra="allow")
+
+    model: str = "agentic-rag"
+    messages: list[ChatMessage] = Field(min_length=1)
+    stream: bool = False
+
+
+class ChatChoiceMessage(BaseModel):
+    role: Literal["assistant"] = "assistant"
+    content: str
+
+
+class ChatChoice(BaseModel):
+    index: int = 0
+    message: ChatChoiceMessage
+    finish_reason: Literal["stop"] = "stop"
+
+
+class ChatUsage(BaseModel):
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    total_tokens: int = 0
+
+
+class ChatCompletion(BaseModel):
+    id: str
+    object: Literal["chat.completion"] = "chat.completion"
+    created: int
+    model: str
+    choices: list[ChatChoice]
+    usage: ChatUsage
+    #: extra fields (the official client keeps them): the cited sources behind the [n] markers
+    citations: list[dict[str, Any]] = Field(default_factory=list)
+    answer_id: str = ""
+    status: str = ""
+
+
+class ModelCard(BaseModel):
+    id: str
+    object: Literal["model"] = "model"
+    created: int
+    owned_by: str = "agentic-rag"
+
+
+class ModelList(BaseModel):
+    object: Literal["list"] = "list"
+    data: list[ModelCard]
+
+
+class Health(BaseModel):
+    status: str
+    detail: dict[str, Any] = Field(default_factory=dict)
+
