@@ -66,6 +66,7 @@ def _engine(index: Path | None, config: Path | None, **overrides: Any):
     from agentic_rag.engine import Engine
 
     settings = Settings.load(config, index=index, **overrides)
+    settings.check_files()
     return Engine(settings)
 
 
@@ -407,7 +408,9 @@ def eval_(target: str, runs: tuple[str, ...], bench_dir: Path | None, questions:
     if runs:
         raise ConfigError(f"unexpected arguments after the set name: {' '.join(runs)}")
     eval_set = load_set(target, bench_dir=bench_dir, questions=questions, limit=limit)
-    backend = EngineBackend(Settings.load(config))
+    settings = Settings.load(config)
+    settings.check_files()
+    backend = EngineBackend(settings)
     show = not as_json and sys.stderr.isatty()
     with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=err, disable=not show, transient=True) as bar:
