@@ -82,12 +82,10 @@ def app() -> None:
 @_common
 @_errors
 def ingest(paths: tuple[Path, ...], index: Path | None, config: Path | None, as_json: bool) -> None:
-    """Ingest files and folders (.txt .md .html .docx .pdf .jsonl)."""
+    """Ingest files and folders (.txt .md .html .docx .pdf .jsonl). A path that cannot be read
+    fails alone, with its reason; the others are ingested (exit 1 when any failed)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
-    missing = [str(p) for p in paths if not p.exists()]
-    if missing:
-        _fail(f"no such file or folder: {missing[0]}")
     with _engine(index, config) as engine:
         show = not as_json and sys.stderr.isatty()
         with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
