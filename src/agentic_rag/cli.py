@@ -78,7 +78,7 @@ def app() -> None:
 
 # -- ingest / docs / chunks / rm / search ----------------------------------------------------
 @app.command()
-@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path, readable=False))
 @_common
 @_errors
 def ingest(paths: tuple[Path, ...], index: Path | None, config: Path | None, as_json: bool) -> None:
