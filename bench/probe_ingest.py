@@ -18,8 +18,8 @@ Parts:
    Counted: tracebacks, multi-line errors, and bad values accepted (exit 0).
 3. **SIGKILL at each rename** of an ingest of a new file into an index that holds one (`strace
    -e inject=rename:signal=SIGKILL:when=N`, or an os.replace hook where strace is missing), then
-   the same checks plus: the re-run of that ingest completes the index (its vectors hold every
-   stored chunk).
+   the same checks plus: the vector index is not set aside as damaged, and the re-run of that
+   ingest completes the index (its vectors hold every stored chunk).
 
 Exit status 1 when any count that should be 0 is not.
 """
@@ -31,6 +31,7 @@ import contextlib
 import ctypes
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -385,11 +386,13 @@ def probe_kills(work: Path) -> dict[str, object]:
     else:
         renames = []
     total = len(renames) or 12
-    rows, tracebacks, unusable, lost, behind = [], 0, 0, 0, 0
+    rows, tracebacks, unusable, lost, behind, set_aside = [], 0, 0, 0, 0, 0
     for n in range(1, total + 1):
         index = prepared(f"idx-kill-{n}")
         rc = killed_at(n, index)
-        what = renames[n - 1].split("rename(", 1)[1].split(",")[1].strip(' "') if renames else f"rename {n}"
+        named = re.search(r'rename\("[^"]*", "([^"]*)"', renames[n - 1]) if renames else None
+        what = named.group(1) if named else f"rename {n}"
+        set_aside += bool(VectorIndex.open(index / "vectors").reset_reason)
         why = _usable(index)
         code, out, err, trace = _cli(["ask", "What is the nightly hotel limit?", "--index", str(index)])
         if code != 0 or trace:
@@ -405,11 +408,11 @@ def probe_kills(work: Path) -> dict[str, object]:
         vectors = set(VectorIndex.open(index / "vectors").ids())
         lost += not {"kill-first.txt", "kill-new.txt"} <= sources
         behind += vectors != chunk_ids
-        rows.append((n, what.replace(str(work), ""), rc, why or "usable",
+        rows.append((n, what.replace(str(work / "idx-count"), "<index>"), rc, why or "usable",
                      "complete" if vectors == chunk_ids else f"vectors {len(vectors)} / chunks {len(chunk_ids)}"))
     return {"kills": total, "via": "strace" if strace else "os.replace hook", "tracebacks": tracebacks,
-            "unusable_indexes": unusable, "documents_lost": lost, "vectors_behind_after_reingest": behind,
-            "rows": rows}
+            "unusable_indexes": unusable, "documents_lost": lost, "vectors_set_aside": set_aside,
+            "vectors_behind_after_reingest": behind, "rows": rows}
 
 
 # ------------------------------------------------------------------------------------- main
@@ -438,7 +441,7 @@ def main() -> int:
            + configs["accepted"])
     if kills:
         bad += (kills["tracebacks"] + kills["unusable_indexes"] + kills["documents_lost"]
-                + kills["vectors_behind_after_reingest"])
+                + kills["vectors_set_aside"] + kills["vectors_behind_after_reingest"])
     if opts.json:
         print(json.dumps(summary, ensure_ascii=False, indent=1, default=str))
         return 1 if bad else 0
@@ -456,9 +459,10 @@ def main() -> int:
     if kills:
         print(f"## SIGKILL at each rename of an ingest ({kills['kills']} renames, via {kills['via']})")
         for n, what, rc, why, vec in kills["rows"]:
-            print(f"  {n:2} {what:55} exit {rc}  then: {why}; after re-ingest: {vec}")
+            print(f"  {n:2} {what:48} exit {rc}  then: {why}; after re-ingest: {vec}")
         print(f"  -> tracebacks {kills['tracebacks']}, unusable indexes {kills['unusable_indexes']}, "
-              f"documents lost {kills['documents_lost']}, vectors behind after re-ingest "
+              f"documents lost {kills['documents_lost']}, vector indexes set aside as damaged "
+              f"{kills['vectors_set_aside']}, vectors behind after re-ingest "
               f"{kills['vectors_behind_after_reingest']}")
     print(f"total {summary['seconds']} s; {'all zero' if not bad else f'{bad} findings'}")
     return 1 if bad else 0

@@ -133,3 +133,12 @@ def test_a_bad_data_file_names_its_key(tmp_path, section, key, content):
     missing = Settings.load(**{section: {key: tmp_path / "missing.json"}})
     with pytest.raises(ConfigError, match=rf"{section}\.{key}=.*missing\.json.*not found"):
         missing.check_files()
+
+
+def test_a_misspelled_file_key_is_refused_with_the_key_it_meant(tmp_path):
+    (tmp_path / "arag.toml").write_text("[retreival]\nk = 5\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"unknown setting retreival: .*did you mean retrieval\?"):
+        Settings.load()
+    (tmp_path / "arag.toml").write_text("[retrieval.weights]\nvectr = 5\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"retrieval.weights.vectr: .*did you mean vector\?"):
+        Settings.load()

@@ -277,4 +277,21 @@ class _FileSource(PydanticBaseSettingsSource):
 
 
 def _first_error(exc: ValidationError) -> str:
-    return describe_validation(exc, "invalid setting")
+    """One line for the first bad setting; an unknown key gets the nearest known one."""
+    line = describe_validation(exc, "invalid setting")
+    err = exc.errors()[0]
+    if err.get("type") == "extra_forbidden" and err.get("loc"):
+        line = f"unknown setting {'.'.join(str(p) for p in err['loc'])}: no such key"
+        model: Any = Settings
+        for part in err["loc"][:-1]:
+            field = model.model_fields.get(str(part)) if isinstance(model, type) else None
+            ann = field.annotation if field is not None else None
+            model = ann if isinstance(ann, type) and issubclass(ann, BaseModel) else None
+            if model is None:
+                break
+        if model is not None:
+            close = difflib.get_close_matches(str(err["loc"][-1]), list(model.model_fields), n=1,
+                                              cutoff=0.6)
+            if close:
+                line += f"; did you mean {close[0]}?"
+    return line
