@@ -18,12 +18,20 @@ pytestmark = pytest.mark.skipif(sys.platform == "win32", reason="workers are for
 # An ingest big enough for the worker pool (200+ chunks in one batch), then a pause with the pool
 # still alive, as during the embedding step of `arag ingest`.
 _INGEST = textwrap.dedent("""
-    import sys, time
+    import sys, threading, time
     from agentic_rag.ingest import ingest_paths
     from agentic_rag.store.embedded import EmbeddedStore
     store = EmbeddedStore(sys.argv[2], workers=2)
-    report = ingest_paths([sys.argv[1]], store)
-    assert report.ok, report
+    def run():
+        report = ingest_paths([sys.argv[1]], store)
+        assert report.ok, report
+    if sys.argv[3] == "thread":  # a pool started by a thread that has ended since
+        worker = threading.Thread(target=run)
+        worker.start()
+        worker.join()
+        time.sleep(1)
+    else:
+        run()
     print(" ".join(str(pid) for pid in store._pool._processes), flush=True)
     time.sleep(120)
 """)
@@ -43,19 +51,20 @@ def _alive(pid: int) -> bool:
     return state != "Z"  # a zombie has exited; only its parent's wait is missing
 
 
-def test_kill_9_of_an_ingest_takes_its_tokenizer_workers_with_it(tmp_path):
+@pytest.mark.parametrize("started_in", ["main", "thread"])
+def test_kill_9_of_an_ingest_takes_its_tokenizer_workers_with_it(tmp_path, started_in):
     docs = tmp_path / "bulk.jsonl"
     with docs.open("w", encoding="utf-8") as fh:
         for i in range(300):
             fh.write(json.dumps({"id": f"r{i}", "title": f"记录 {i}",
                                  "text": f"第{i}号通知：住院费用报销比例调整为{i % 90}%。"}) + "\n")
-    proc = subprocess.Popen([sys.executable, "-c", _INGEST, str(docs), str(tmp_path / "idx")],
+    proc = subprocess.Popen([sys.executable, "-c", _INGEST, str(docs), str(tmp_path / "idx"), started_in],
                             stdout=subprocess.PIPE, text=True)
     workers: list[int] = []
     try:
         line = proc.stdout.readline()
         workers = [int(p) for p in line.split()]
-        assert len(workers) == 2 and all(_alive(p) for p in workers)
+        assert len(workers) == 2 and all(_alive(p) for p in workers)  # alive while the parent is
         proc.send_signal(signal.SIGKILL)
         proc.wait(timeout=10)
         deadline = time.monotonic() + 5
