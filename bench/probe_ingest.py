@@ -352,9 +352,21 @@ _HOOK = textwrap.dedent("""
 """)
 
 
+def _vector_ids(index: Path) -> tuple[set[str], bool]:
+    """The chunk ids in ``index``'s vector index, and whether it was found damaged (set aside,
+    or an error opening it)."""
+    from agentic_rag.errors import AragError
+    from agentic_rag.store.vectors import VectorIndex
+
+    try:
+        vectors = VectorIndex.open(index / "vectors")
+    except AragError:
+        return set(), True
+    return set(vectors.ids()), bool(vectors.reset_reason)
+
+
 def probe_kills(work: Path) -> dict[str, object]:
     from agentic_rag.store.embedded import EmbeddedStore
-    from agentic_rag.store.vectors import VectorIndex
 
     strace = shutil.which("strace")
     first, new = work / "kill-first.txt", work / "kill-new.txt"
@@ -392,7 +404,7 @@ def probe_kills(work: Path) -> dict[str, object]:
         rc = killed_at(n, index)
         named = re.search(r'rename\("[^"]*", "([^"]*)"', renames[n - 1]) if renames else None
         what = named.group(1) if named else f"rename {n}"
-        set_aside += bool(VectorIndex.open(index / "vectors").reset_reason)
+        set_aside += _vector_ids(index)[1]
         why = _usable(index)
         code, out, err, trace = _cli(["ask", "What is the nightly hotel limit?", "--index", str(index)])
         if code != 0 or trace:
@@ -405,11 +417,13 @@ def probe_kills(work: Path) -> dict[str, object]:
         with EmbeddedStore(index) as store:
             sources = {Path(d.source).name for d in store.documents()}
             chunk_ids = set(store.all_chunk_ids())
-        vectors = set(VectorIndex.open(index / "vectors").ids())
+        vectors, damaged = _vector_ids(index)
+        behind_why = "vector index unreadable" if damaged and not vectors else ""
         lost += not {"kill-first.txt", "kill-new.txt"} <= sources
         behind += vectors != chunk_ids
         rows.append((n, what.replace(str(work / "idx-count"), "<index>"), rc, why or "usable",
-                     "complete" if vectors == chunk_ids else f"vectors {len(vectors)} / chunks {len(chunk_ids)}"))
+                     "complete" if vectors == chunk_ids else
+                     behind_why or f"vectors {len(vectors)} / chunks {len(chunk_ids)}"))
     return {"kills": total, "via": "strace" if strace else "os.replace hook", "tracebacks": tracebacks,
             "unusable_indexes": unusable, "documents_lost": lost, "vectors_set_aside": set_aside,
             "vectors_behind_after_reingest": behind, "rows": rows}
