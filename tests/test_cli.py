@@ -185,3 +185,27 @@ def test_the_readme_ask_example_is_answered_from_the_bundled_corpus(tmp_path: Pa
     # the 2024 rates (the 2023 version had 85/80/75), cited from the clause that lists them
     assert "百分之九十、百分之八十五、百分之八十" in answer["text"]
     assert any(c["clause"] == "第十二条" and "百分之九十" in c["quote"] for c in answer["citations"])
+
+
+@pytest.mark.parametrize("env, named", [
+    ({"ARAG_LLM": "x"}, "ARAG_LLM"),
+    ({"ARAG_RETRIEVAL__WEIGHTS": "{bad"}, "ARAG_RETRIEVAL__WEIGHTS"),
+    ({"ARAG_RETRIVAL__K": "3"}, "did you mean ARAG_RETRIEVAL__K"),
+])
+def test_a_bad_env_var_is_one_line_and_exit_2_not_a_traceback(tmp_path: Path, env, named):
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("ARAG_")}
+    proc = subprocess.run([sys.executable, "-m", "agentic_rag.cli", "search", "x", "--index",
+                           str(tmp_path / "i")], capture_output=True, text=True,
+                          env={**clean, **env}, timeout=60)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().count("\n") == 0 and named in proc.stderr, proc.stderr
+
+
+@pytest.mark.parametrize("command", [["search", "x"], ["ask", "x"], ["ingest", "."], ["docs"]])
+def test_every_command_checks_the_data_files_config_names(tmp_path: Path, monkeypatch, command):
+    bad = tmp_path / "lexicon.txt"
+    bad.write_text("社保卡\tnot-a-category\n", encoding="utf-8")
+    (tmp_path / "arag.toml").write_text(f'[router]\nlexicon = "{bad}"\n', encoding="utf-8")
+    monkeypatch.chdir(tmp_path)
+    code, _, err = run(*command, "--index", str(tmp_path / "i"))
+    assert code == 2 and "router.lexicon" in err and "not-a-category" in err

@@ -66,6 +66,7 @@ def _engine(index: Path | None, config: Path | None, **overrides: Any):
     from agentic_rag.engine import Engine
 
     settings = Settings.load(config, index=index, **overrides)
+    settings.check_files()
     return Engine(settings)
 
 
@@ -77,16 +78,14 @@ def app() -> None:
 
 # -- ingest / docs / chunks / rm / search ----------------------------------------------------
 @app.command()
-@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path))
+@click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path, readable=False))
 @_common
 @_errors
 def ingest(paths: tuple[Path, ...], index: Path | None, config: Path | None, as_json: bool) -> None:
-    """Ingest files and folders (.txt .md .html .docx .pdf .jsonl)."""
+    """Ingest files and folders (.txt .md .html .docx .pdf .jsonl). A path that cannot be read
+    fails alone, with its reason; the others are ingested (exit 1 when any failed)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
-    missing = [str(p) for p in paths if not p.exists()]
-    if missing:
-        _fail(f"no such file or folder: {missing[0]}")
     with _engine(index, config) as engine:
         show = not as_json and sys.stderr.isatty()
         with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
@@ -407,7 +406,9 @@ def eval_(target: str, runs: tuple[str, ...], bench_dir: Path | None, questions:
     if runs:
         raise ConfigError(f"unexpected arguments after the set name: {' '.join(runs)}")
     eval_set = load_set(target, bench_dir=bench_dir, questions=questions, limit=limit)
-    backend = EngineBackend(Settings.load(config))
+    settings = Settings.load(config)
+    settings.check_files()
+    backend = EngineBackend(settings)
     show = not as_json and sys.stderr.isatty()
     with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=err, disable=not show, transient=True) as bar:

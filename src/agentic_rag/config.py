@@ -1,20 +1,38 @@
 """One Settings object: defaults, then ``arag.toml`` (or the file named by ``ARAG_CONFIG``),
 then ``ARAG_*`` environment variables (nested keys with ``__``: ``ARAG_RETRIEVAL__K=8``),
 then explicit keyword overrides. Secrets (the LLM API key) come only from the environment.
+
+An ``ARAG_*`` variable that names no setting (``ARAG_RETRIVAL__K``) is refused with the nearest
+valid name, except the few that are not settings (:data:`NON_SETTINGS_ENV`). A section given
+whole (``ARAG_LLM=...``) must be a JSON object. Data files named by path-valued keys are checked
+by :meth:`Settings.check_files`, which every command that builds an engine runs.
 """
 
 from __future__ import annotations
 
+import difflib
+import json
 import os
 import tomllib
+from collections.abc import Mapping
 from contextvars import ContextVar
 from pathlib import Path
-from typing import Any, Literal
+from typing import Annotated, Any, Literal, get_args, get_origin
 
 from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
-from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict
+from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, SettingsError
 
-from agentic_rag.errors import ConfigError
+from agentic_rag.errors import ConfigError, describe_validation
+
+#: ``ARAG_*`` environment variables that are not settings, with what reads them. Any other
+#: ``ARAG_*`` variable must name a setting (``ARAG_<SECTION>__<KEY>``) or is refused.
+NON_SETTINGS_ENV: dict[str, str] = {
+    "ARAG_CONFIG": "the config file to read (Settings.load)",
+    "ARAG_LLM_API_KEY": "the LLM API key (llm.api_key)",
+    "ARAG_EMBEDDER_API_KEY": "the embedding server's API key (models/embedder.py)",
+    "ARAG_BENCH_DIR": "the benchmark folder of arag eval (eval/datasets.py)",
+    "ARAG_EVAL_CACHE": "the index cache of arag eval (eval/runner.py)",
+}
 
 
 class _Section(BaseModel):
@@ -29,10 +47,17 @@ class IngestSettings(_Section):
 
 
 class FusionWeights(_Section):
-    vector: float = Field(0.4, ge=0)
-    bm25: float = Field(0.3, ge=0)
-    graph: float = Field(0.2, ge=0)
-    position: float = Field(0.1, ge=0)
+    vector: float = Field(0.4, ge=0, allow_inf_nan=False)
+    bm25: float = Field(0.3, ge=0, allow_inf_nan=False)
+    graph: float = Field(0.2, ge=0, allow_inf_nan=False)
+    position: float = Field(0.1, ge=0, allow_inf_nan=False)
+
+    @model_validator(mode="after")
+    def _some_leg_counts(self) -> "FusionWeights":
+        if not (self.vector or self.bm25 or self.graph or self.position):
+            raise ValueError("all fusion weights are 0, so every evidence score would be 0 and "
+                             "every answer would abstain; give at least one leg a positive weight")
+        return self
 
 
 class RetrievalSettings(_Section):
@@ -49,7 +74,9 @@ class RetrievalSettings(_Section):
 
 class ReasonerSettings(_Section):
     overrides_file: Path | None = None
-    authority_weights: dict[str, float] = Field(default_factory=dict)
+    #: multiplier per authority (issuer) when arbitrating conflicts: finite and >= 0
+    authority_weights: dict[str, Annotated[float, Field(ge=0, allow_inf_nan=False)]] = Field(
+        default_factory=dict)
     min_evidence_score: float = Field(0.0, ge=0)
 
 
@@ -151,13 +178,102 @@ class Settings(BaseSettings):
                 raise ConfigError(f"{file}: invalid TOML: {exc}") from exc
             if "api_key" in data.get("llm", {}):
                 raise ConfigError(f"{file}: llm.api_key must come from ARAG_LLM_API_KEY, not a file")
+        check_env(os.environ)
         token = _FILE_DATA.set(data)
         try:
             return cls(**{k: v for k, v in overrides.items() if v is not None})
         except ValidationError as exc:
             raise ConfigError(_first_error(exc)) from exc
+        except SettingsError as exc:  # an env value pydantic-settings could not parse
+            raise ConfigError(" ".join(str(exc).split())) from exc
         finally:
             _FILE_DATA.reset(token)
+
+    def check_files(self) -> None:
+        """Read every data file a path-valued key names with the loader that will use it, so a
+        missing or malformed file fails at once with the key named, in every command.
+
+        ConfigError reads ``invalid setting router.lexicon='x.txt': x.txt:3: unknown ...``."""
+        from agentic_rag.agents.overrides import load_overrides
+        from agentic_rag.agents.retriever import load_synonyms
+        from agentic_rag.agents.router import Lexicon, load_colloquial, load_intent_tree
+
+        checks = (("router.intent_tree", self.router.intent_tree, load_intent_tree),
+                  ("router.lexicon", self.router.lexicon, lambda p: Lexicon().load(p)),
+                  ("router.colloquial_rules", self.router.colloquial_rules, load_colloquial),
+                  ("retrieval.synonyms", self.retrieval.synonyms, load_synonyms),
+                  ("reasoner.overrides_file", self.reasoner.overrides_file, load_overrides))
+        for key, path, load in checks:
+            if path is None:
+                continue
+            if not Path(path).exists():
+                raise ConfigError(f"invalid setting {key}={str(path)!r}: file not found")
+            if Path(path).is_dir():
+                raise ConfigError(f"invalid setting {key}={str(path)!r}: a folder, not a file")
+            try:
+                load(path)
+            except ConfigError as exc:
+                raise ConfigError(f"invalid setting {key}={str(path)!r}: {exc}") from exc
+            except (OSError, ValueError) as exc:
+                raise ConfigError(f"invalid setting {key}={str(path)!r}: cannot read: {exc}") from exc
+
+
+def _env_names(model: type[BaseModel], prefix: str = "ARAG_") -> dict[str, str]:
+    """Every settings variable name -> what it holds: "section", "mapping" (both take a JSON
+    object) or "value"."""
+    names: dict[str, str] = {}
+    for name, field in model.model_fields.items():
+        var = f"{prefix}{name.upper()}"
+        ann = field.annotation
+        sub = next((a for a in (ann, *get_args(ann)) if isinstance(a, type) and issubclass(a, BaseModel)),
+                   None)
+        if sub is not None:
+            names[var] = "section"
+            names.update(_env_names(sub, var + "__"))
+        elif get_origin(ann) in (dict, Mapping):
+            names[var] = "mapping"
+        else:
+            names[var] = "value"
+    return names
+
+
+def check_env(environ: Mapping[str, str]) -> None:
+    """Refuse ``ARAG_*`` variables that name no setting (with the nearest valid name) and
+    sections or mappings given a value that is not a JSON object; :data:`NON_SETTINGS_ENV` pass.
+
+        >>> check_env({"ARAG_RETRIVAL__K": "3"})
+        Traceback (most recent call last):
+        ...
+        agentic_rag.errors.ConfigError: unknown environment variable ARAG_RETRIVAL__K: no such setting; did you mean ARAG_RETRIEVAL__K?
+    """
+    names = _env_names(Settings)
+    for var in sorted(environ):
+        up = var.upper()
+        if not up.startswith("ARAG_") or up in NON_SETTINGS_ENV:
+            continue
+        kind = names.get(up)
+        if kind is None:
+            parent = up.rsplit("__", 1)[0]
+            if "__" in up and names.get(parent) == "mapping":
+                continue  # one entry of a mapping: ARAG_REASONER__AUTHORITY_WEIGHTS__<NAME>
+            close = difflib.get_close_matches(up, [*names, *NON_SETTINGS_ENV], n=1, cutoff=0.7)
+            hint = (f"did you mean {close[0]}?" if close else
+                    "settings are ARAG_<SECTION>__<KEY>, e.g. ARAG_RETRIEVAL__K=8")
+            raise ConfigError(f"unknown environment variable {var}: no such setting; {hint}")
+        if kind in ("section", "mapping"):
+            try:
+                value = json.loads(environ[var])
+            except ValueError:
+                value = None
+            if not isinstance(value, dict):
+                what = (f"{kind} {up[5:].lower().replace('__', '.')}")
+                example = next((n for n in names if n.startswith(up + "__")), f"{up}__<KEY>")
+                raise ConfigError(f"invalid environment variable {var}={_clip(environ[var])!r}: "
+                                  f"{what} takes a JSON object; or set one key, e.g. {example}=...")
+
+
+def _clip(value: str, n: int = 60) -> str:
+    return value if len(value) <= n else value[:n - 1] + "…"
 
 
 _FILE_DATA: ContextVar[dict[str, Any]] = ContextVar("arag_config_file", default={})
@@ -174,6 +290,21 @@ class _FileSource(PydanticBaseSettingsSource):
 
 
 def _first_error(exc: ValidationError) -> str:
+    """One line for the first bad setting; an unknown key gets the nearest known one."""
+    line = describe_validation(exc, "invalid setting")
     err = exc.errors()[0]
-    loc = ".".join(str(p) for p in err["loc"])
-    return f"invalid setting {loc}={err.get('input')!r}: {err['msg']}"
+    if err.get("type") == "extra_forbidden" and err.get("loc"):
+        line = f"unknown setting {'.'.join(str(p) for p in err['loc'])}: no such key"
+        model: Any = Settings
+        for part in err["loc"][:-1]:
+            field = model.model_fields.get(str(part)) if isinstance(model, type) else None
+            ann = field.annotation if field is not None else None
+            model = ann if isinstance(ann, type) and issubclass(ann, BaseModel) else None
+            if model is None:
+                break
+        if model is not None:
+            close = difflib.get_close_matches(str(err["loc"][-1]), list(model.model_fields), n=1,
+                                              cutoff=0.6)
+            if close:
+                line += f"; did you mean {close[0]}?"
+    return line

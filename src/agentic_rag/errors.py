@@ -16,6 +16,8 @@ type. Vendor errors (sqlite3, httpx, llama-cpp, PyMuPDF) are wrapped at the boun
 
 from __future__ import annotations
 
+from typing import Any
+
 
 class AragError(Exception):
     """Base class of every error raised on purpose by agentic-rag."""
@@ -67,3 +69,31 @@ class MissingExtraError(AragError, ImportError):
     def __init__(self, what: str, extra: str) -> None:
         super().__init__(f"{what} is not installed: pip install 'agentic-rag[{extra}]'")
         self.extra = extra
+
+
+def describe_validation(exc: Any, what: str) -> str:
+    """One line for a pydantic ``ValidationError``: the first bad field, its value and the
+    problem (pydantic's own text runs over several lines and links to its docs). ``what``
+    starts the line, e.g. ``invalid setting`` or ``meta field``.
+
+        >>> from pydantic import BaseModel
+        >>> class M(BaseModel):
+        ...     n: int
+        >>> try:
+        ...     M(n="x")
+        ... except Exception as exc:
+        ...     print(describe_validation(exc, "invalid setting"))
+        invalid setting n='x': Input should be a valid integer, unable to parse string as an integer
+    """
+    errors = exc.errors()
+    if not errors:
+        return f"{what}: {' '.join(str(exc).split())}"
+    err = errors[0]
+    loc = ".".join(str(p) for p in err.get("loc", ()))
+    value = err.get("input")
+    shown = repr(value)
+    if len(shown) > 80:
+        shown = shown[:79] + "…"
+    more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""
+    head = f"{what} {loc}={shown}" if loc else f"{what} {shown}"
+    return f"{head}: {err.get('msg', 'invalid')}{more}"

@@ -138,6 +138,17 @@ def test_heading_lines_alone_are_not_chunks(statute):
     assert not any(c.text.strip() in ("第一编 总则", "第一章 一般规定", "第一节 住院") for c in statute)
 
 
+def test_an_outline_of_headings_only_is_kept_in_bounded_chunks():
+    # issue 11: 20,000 headings with nothing under them became one chunk of the whole file,
+    # and embedding that one chunk took minutes
+    text = "\n\n".join(f"## Part {i} of the outline" for i in range(300))
+    pieces = chunks(text, max_chars=500)
+    assert len(pieces) > 10 and all(len(p.text) <= 500 for p in pieces)
+    assert all(text[p.span[0]:p.span[1]] == p.text for p in pieces)
+    assert "Part 0 " in pieces[0].text and "Part 299 " in pieces[-1].text
+    assert len({p.chunk_id for p in pieces}) == len(pieces)
+
+
 def test_document_metadata_is_propagated_to_chunks(statute):
     assert all(c.title == "测试办法" and c.doc_id == "d1" and c.source == "d1.txt" for c in statute)
     assert [c.ord for c in statute] == list(range(len(statute)))

@@ -139,3 +139,23 @@ def test_pdf_wrapped_lines_are_joined_and_running_headers_dropped(tmp_path: Path
     assert "江西省医疗保障局文件" not in text
     assert "- 2 -" not in text
     assert "第二条 参保人员在定点医疗机构发生的住院费用，由统筹基金按规定支付。" in text.split("\n")
+
+
+# -- issue 11 (10): mixed encodings are decoded line by line, never turned into mojibake --------
+
+def test_utf8_lines_mixed_with_latin1_lines_keep_both_right():
+    data = ("Café au lait\n".encode() + "Crème brûlée et pâtisserie\n".encode("latin-1")
+            + "Naïve façade\n".encode())
+    text = decode_text(data, "menu.txt")
+    assert text == "Café au lait\nCrème brûlée et pâtisserie\nNaïve façade\n"
+    assert "Ã" not in text
+
+
+def test_utf8_lines_mixed_with_gbk_lines_keep_both_right():
+    data = "第一条 在职职工报销比例为90%。\n".encode() + "第二条 退休人员为95%。\n".encode("gbk")
+    assert decode_text(data, "policy.txt") == "第一条 在职职工报销比例为90%。\n第二条 退休人员为95%。\n"
+
+
+def test_a_whole_latin1_file_is_not_read_as_another_code_page():
+    assert decode_text("Tarif réduit: crème et café\n".encode("latin-1"), "x.txt") == \
+        "Tarif réduit: crème et café\n"

@@ -115,7 +115,7 @@ def test_bad_sidecar_fails_the_file(tmp_path: Path):
     (tmp_path / "a.txt.meta.json").write_text("{not json", encoding="utf-8")
     report = ingest_paths([tmp_path], MemoryStore())
     assert report.files[0].status == "failed"
-    assert "invalid JSON in sidecar" in report.files[0].reason
+    assert "sidecar a.txt.meta.json: invalid JSON" in report.files[0].reason
 
 
 def _jsonl(path: Path, records: list, gz: bool = False) -> Path:
@@ -266,3 +266,31 @@ def test_a_parser_crash_fails_that_file_only(tmp_path: Path, monkeypatch):
     report = ingest_paths([tmp_path], MemoryStore())
     assert _status(report) == {"boom.txt": "failed", "fine.txt": "added"}
     assert "RuntimeError: parser bug" in report.files[0].reason
+
+
+# -- issue 11 (11): a bad override is one line naming the file, the field and the problem -------
+
+@pytest.mark.parametrize("meta, field, problem", [
+    ({"status": "draft"}, "status='draft'", "'active', 'superseded' or 'repealed'"),
+    ({"title": 5}, "title=5", "valid string"),
+    ({"supersedes": {"a": 1}}, "supersedes=", "valid list"),
+    ({"publish_date": "sometime"}, "publish_date='sometime'", "not a date"),
+])
+def test_a_bad_sidecar_value_is_one_line_naming_sidecar_field_and_problem(tmp_path: Path, meta,
+                                                                            field, problem):
+    (tmp_path / "a.txt").write_text("第一条 出差住宿标准为每晚500元。", encoding="utf-8")
+    (tmp_path / "a.txt.meta.json").write_text(json.dumps(meta), encoding="utf-8")
+    report = ingest_paths([tmp_path / "a.txt"], MemoryStore())
+    (result,) = report.files
+    assert result.status == "failed" and "\n" not in result.reason
+    assert result.reason.startswith("sidecar a.txt.meta.json: field ")
+    assert field in result.reason and problem in result.reason
+
+
+def test_a_bad_jsonl_meta_value_is_one_line_naming_the_line(tmp_path: Path):
+    path = _jsonl(tmp_path / "bulk.jsonl", [{"id": "1", "text": "第一条 内容。"},
+                                            {"id": "2", "text": "第二条 内容。", "meta": {"status": 3}}])
+    report = ingest_paths([path], MemoryStore())
+    bad = [f for f in report.files if f.status == "failed"]
+    assert len(bad) == 1 and bad[0].path.endswith(":2") and "\n" not in bad[0].reason
+    assert bad[0].reason.startswith('line 2 "meta": field status=3')

@@ -6,6 +6,7 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import json
+import shutil
 import socket
 import threading
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -24,7 +25,7 @@ from agentic_rag.models.embedder import (
     embed_chunks,
     make_embedder,
 )
-from agentic_rag.store.vectors import VectorIndex
+from agentic_rag.store.vectors import VectorIndex, current_folder
 from agentic_rag.types import Chunk
 
 DIM = 16
@@ -285,11 +286,21 @@ def test_embed_chunks_embeds_only_new_or_changed_and_drops_deleted(tmp_path):
     assert sorted(VectorIndex.open(tmp_path / "vectors").ids()) == ["d1:a1:0", "d1:a2:0"]
 
 
+def test_chunks_that_are_only_headings_get_no_vector(tmp_path):
+    inner = CountingEmbedder()
+    outline = chunk("d1:p0:0", "## 3 Scope\n\n## 4 Terms and definitions")
+    body = chunk("d1:p0:1", "## 5 Limits\nThe nightly hotel limit is 800 yuan.")
+    index = VectorIndex.open(tmp_path / "v", dim=DIM)
+    report = embed_chunks(TinyStore([outline, body]), inner, index)
+    assert index.ids() == ["d1:p0:1"] and report.computed == 1
+    assert not any("4 Terms" in t for t in inner.seen)
+
+
 def test_embed_chunks_reuses_the_cache_after_the_index_is_lost(tmp_path):
     inner = CountingEmbedder()
     chunks = [chunk("d1:a1:0", "第一条"), chunk("d1:a2:0", "第二条")]
     embed_chunks(chunks, inner, VectorIndex.open(tmp_path / "v", dim=DIM))
-    (tmp_path / "v" / "meta.json").unlink()
+    shutil.rmtree(current_folder(tmp_path / "v"))
     report = embed_chunks(chunks, inner, VectorIndex.open(tmp_path / "v", dim=DIM))
     assert (report.computed, report.cached) == (0, 2) and len(inner.seen) == 2
 

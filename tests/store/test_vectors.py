@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 
 from agentic_rag.errors import StoreError
-from agentic_rag.store.vectors import VectorIndex
+from agentic_rag.store.vectors import VectorIndex, current_folder
 
 needs_hnswlib = pytest.mark.skipif(importlib.util.find_spec("hnswlib") is None,
                                    reason="hnswlib not installed (pip install hnswlib)")
@@ -77,8 +77,9 @@ def test_save_and_open_round_trip_with_the_graph(tmp_path, data):
     idx.add(ids, vecs, hashes=[f"h{i}" for i in range(len(ids))])
     before = idx.search(vecs[7], k=8)
     idx.save()
-    assert {p.name for p in (tmp_path / "v").iterdir()} == {
-        "meta.json", "vectors.npy", "labels.npy", "ann.hnsw"}
+    gen = current_folder(tmp_path / "v")
+    assert {p.name for p in (tmp_path / "v").iterdir()} == {"CURRENT", gen.name}
+    assert {p.name for p in gen.iterdir()} == {"meta.json", "vectors.npy", "labels.npy", "ann.hnsw"}
     again = VectorIndex.open(tmp_path / "v", dim=96, exact_limit=500)
     assert len(again) == 3000 and again.model == "m1"
     assert again.content_hash(ids[3]) == "h3" and again.content_hash("nope") is None
@@ -93,8 +94,8 @@ def test_float16_files_are_half_the_size_and_still_rank_the_same(tmp_path, data)
         idx = VectorIndex(tmp_path / dtype, dim=96, dtype=dtype)
         idx.add(ids, vecs)
         idx.save()
-    small = (tmp_path / "float16" / "vectors.npy").stat().st_size
-    big = (tmp_path / "float32" / "vectors.npy").stat().st_size
+    small = (current_folder(tmp_path / "float16") / "vectors.npy").stat().st_size
+    big = (current_folder(tmp_path / "float32") / "vectors.npy").stat().st_size
     assert small < 0.55 * big
     half = VectorIndex.open(tmp_path / "float16")
     assert [i for i, _ in half.search(vecs[11], 3)][0] == ids[11]
@@ -155,15 +156,124 @@ def test_bad_inputs_name_the_problem(tmp_path):
         idx.save()
 
 
-def test_a_damaged_folder_is_a_store_error_naming_it(tmp_path):
+def test_a_damaged_generation_starts_empty_says_why_and_the_next_save_repairs_it(tmp_path):
     idx = VectorIndex(tmp_path / "v", dim=4)
     idx.add(["a", "b"], np.eye(2, 4))
     idx.save()
-    meta = json.loads((tmp_path / "v" / "meta.json").read_text())
+    meta_file = current_folder(tmp_path / "v") / "meta.json"
+    meta = json.loads(meta_file.read_text())
     meta["ids"] = ["a"]
-    (tmp_path / "v" / "meta.json").write_text(json.dumps(meta))
-    with pytest.raises(StoreError, match=str(tmp_path / "v")):
-        VectorIndex.open(tmp_path / "v")
+    meta_file.write_text(json.dumps(meta))
+    again = VectorIndex.open(tmp_path / "v", dim=4)
+    assert len(again) == 0 and "files disagree" in again.reset_reason
+    assert "next ingest" in again.reset_reason
+    again.add(["a"], np.eye(1, 4))
+    again.save()
+    assert VectorIndex.open(tmp_path / "v").ids() == ["a"]
+
+
+def _flat_index(folder, n_vectors: int, n_ids: int) -> None:
+    """The one-folder layout of earlier versions, as a save killed between its renames left it."""
+    folder.mkdir(parents=True)
+    np.save(folder / "vectors.npy", np.eye(n_vectors, 4, dtype=np.float32))
+    np.save(folder / "labels.npy", np.arange(n_ids, dtype=np.int64))
+    (folder / "meta.json").write_text(json.dumps({
+        "format": 1, "dim": 4, "dtype": "float32", "model": "m", "next_label": n_ids,
+        "ann_count": None, "ann_removed": 0, "ids": [f"c{i}" for i in range(n_ids)],
+        "hashes": [None] * n_ids}))
+
+
+def test_an_index_of_the_earlier_layout_is_read_and_moved_to_generations(tmp_path):
+    _flat_index(tmp_path / "v", 2, 2)
+    idx = VectorIndex.open(tmp_path / "v", dim=4)
+    assert idx.ids() == ["c0", "c1"] and idx.reset_reason == ""
+    idx.save()
+    assert {p.name for p in (tmp_path / "v").iterdir()} == {"CURRENT", current_folder(tmp_path / "v").name}
+    assert VectorIndex.open(tmp_path / "v").ids() == ["c0", "c1"]
+
+
+def test_an_earlier_layout_killed_mid_save_opens_empty_instead_of_failing(tmp_path):
+    # issue 11 (3): vectors.npy replaced, labels.npy and meta.json not: every later command failed
+    _flat_index(tmp_path / "v", 2, 1)
+    idx = VectorIndex.open(tmp_path / "v", dim=4)
+    assert len(idx) == 0 and "files disagree" in idx.reset_reason
+
+
+@pytest.mark.parametrize("fail_at", range(1, 6))
+def test_a_save_interrupted_at_any_write_leaves_the_previous_generation_in_force(
+        tmp_path, monkeypatch, fail_at):
+    import builtins
+    import os
+
+    old = VectorIndex(tmp_path / "v", dim=4)
+    old.add(["a", "b"], np.eye(2, 4))
+    old.save()
+    new = VectorIndex.open(tmp_path / "v", dim=4)
+    new.add(["c"], np.ones((1, 4)))
+    calls = {"n": 0}
+    real_open, real_replace = builtins.open, os.replace
+
+    def crash_on_nth(*args, **kwargs):
+        calls["n"] += 1
+        if calls["n"] == fail_at:
+            raise OSError(28, "No space left on device (injected)")
+
+    def fake_open(file, mode="r", *args, **kwargs):
+        if "w" in mode and str(tmp_path) in str(file):
+            crash_on_nth()
+        return real_open(file, mode, *args, **kwargs)
+
+    def fake_replace(src, dst, **kwargs):
+        crash_on_nth()
+        return real_replace(src, dst, **kwargs)
+
+    monkeypatch.setattr(builtins, "open", fake_open)
+    monkeypatch.setattr(os, "replace", fake_replace)
+    with pytest.raises(StoreError, match="cannot save the vector index"):
+        new.save()
+    monkeypatch.undo()
+    assert calls["n"] >= fail_at  # the injected failure happened inside save
+    again = VectorIndex.open(tmp_path / "v", dim=4)
+    assert again.reset_reason == "" and sorted(again.ids()) == ["a", "b"]
+    new.save()  # the next save succeeds and leaves one generation
+    assert sorted(VectorIndex.open(tmp_path / "v").ids()) == ["a", "b", "c"]
+    assert sum(p.name.startswith("gen-") for p in (tmp_path / "v").iterdir()) == 1
+
+
+_SAVER = textwrap.dedent("""
+    import sys, numpy as np
+    from agentic_rag.store.vectors import VectorIndex
+    idx = VectorIndex(sys.argv[1], dim=8)
+    rng = np.random.default_rng(0)
+    for i in range(int(sys.argv[2])):
+        # sizes change every save, so a mix of two generations would show as a mismatch
+        idx.add([f"c{i}-{j}" for j in range(1 + i % 7)], rng.standard_normal((1 + i % 7, 8)))
+        if i % 3 == 2:
+            idx.remove(idx.ids()[: 1 + i % 4])
+        idx.save()
+    print("done")
+""")
+
+
+def test_readers_opening_during_repeated_saves_never_see_a_mixed_or_damaged_index(tmp_path):
+    folder = tmp_path / "v"
+    VectorIndex(folder, dim=8).save()
+    saver = subprocess.Popen([sys.executable, "-c", _SAVER, str(folder), "40"],
+                             stdout=subprocess.PIPE, text=True)
+    opens, sizes = 0, set()
+    try:
+        while saver.poll() is None or opens < 20:
+            idx = VectorIndex.open(folder, dim=8)
+            assert idx.reset_reason == "", idx.reset_reason
+            assert len(idx.ids()) == len(idx) == len(set(idx.ids()))
+            for cid in idx.ids()[:3]:
+                assert idx.vector(cid) is not None
+            sizes.add(len(idx))
+            opens += 1
+    finally:
+        out, _ = saver.communicate(timeout=60)
+    assert saver.returncode == 0 and out.strip() == "done"
+    assert len(sizes) > 1  # the reader did open while saves were changing the index
 
 
 def test_a_different_dimension_starts_empty_and_says_why(tmp_path):
@@ -221,12 +331,13 @@ def test_an_old_usearch_file_is_ignored_and_a_bad_graph_is_rebuilt(tmp_path, dat
     idx.add(ids, vecs)
     idx.save()
     (tmp_path / "v" / "ann.usearch").write_bytes(b"usearch graph of an earlier version")
-    (tmp_path / "v" / "ann.hnsw").write_bytes(b"not an hnswlib graph")
+    (current_folder(tmp_path / "v") / "ann.hnsw").write_bytes(b"not an hnswlib graph")
     again = VectorIndex.open(tmp_path / "v", dim=96, exact_limit=100)
     assert again._ann is None
     assert again.search(vecs[33], 1)[0][0] == ids[33]  # rebuilt from the vectors
     again.save()
-    assert {p.name for p in (tmp_path / "v").iterdir()} == {
+    assert {p.name for p in (tmp_path / "v").iterdir()} == {"CURRENT", current_folder(tmp_path / "v").name}
+    assert {p.name for p in current_folder(tmp_path / "v").iterdir()} == {
         "meta.json", "vectors.npy", "labels.npy", "ann.hnsw"}
     assert VectorIndex.open(tmp_path / "v", dim=96, exact_limit=100)._ann is not None
 
@@ -254,7 +365,7 @@ def test_the_ann_graph_does_not_break_loading_a_local_gguf_model():
     code = textwrap.dedent("""
         import sys
         import numpy as np
-        from agentic_rag.store.vectors import VectorIndex
+        from agentic_rag.store.vectors import VectorIndex, current_folder
 
         rng = np.random.default_rng(0)
         vecs = rng.standard_normal((300, 32)).astype(np.float32)

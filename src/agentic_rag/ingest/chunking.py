@@ -514,6 +514,18 @@ def split_span(text: str, start: int, end: int, max_chars: int) -> list[tuple[in
     return pieces
 
 
+def heading_only(text: str) -> bool:
+    """Whether a chunk's text is nothing but Markdown heading lines (what an outline with no
+    text under its headings chunks into). Such a chunk says nothing a vector could match
+    better than BM25 on the same words, so it is not embedded.
+
+    >>> heading_only("## 3 Scope\\n\\n## 4 Terms"), heading_only("## 3 Scope\\nThis applies to all.")
+    (True, False)
+    """
+    lines = [line for line in text.split("\n") if line.strip()]
+    return bool(lines) and all(_MD_HEAD.match(line.strip()) for line in lines)
+
+
 def chunk_document(doc: Document, max_clause_chars: int = 500) -> list[Chunk]:
     """The chunks of ``doc`` in reading order, each carrying the document's metadata.
 
@@ -569,7 +581,11 @@ def chunk_document(doc: Document, max_clause_chars: int = 500) -> list[Chunk]:
                 clause=label, clause_no=clause_no, path=path, kind=seg.kind, position_weight=weight,
                 span=(s, e), **common))
     if not chunks and text.strip():
-        # only a title line: keep it rather than lose the document
-        s, e = _trim(text, 0, len(text))
-        chunks.append(Chunk(chunk_id=f"{doc.doc_id}:p0:0", ord=0, text=text[s:e], span=(s, e), **common))
+        # only headings (a title line, or an outline with nothing under its headings): keep
+        # them rather than lose the document, cut like any clause so that no chunk is so long
+        # that embedding it costs minutes (20,000 headings in one chunk did)
+        start, end = _trim(text, 0, len(text))
+        for n, (s, e) in enumerate(split_span(text, start, end, max_clause_chars)):
+            chunks.append(Chunk(chunk_id=f"{doc.doc_id}:p0:{n}", ord=n, text=text[s:e], span=(s, e),
+                                **common))
     return chunks

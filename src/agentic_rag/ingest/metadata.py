@@ -15,8 +15,10 @@ import re
 from collections.abc import Iterable, Mapping
 from typing import Any
 
+from pydantic import ValidationError
+
 from agentic_rag.dates import DATE, DATE_RE, parse_date
-from agentic_rag.errors import IngestError
+from agentic_rag.errors import IngestError, describe_validation
 from agentic_rag.tokenizer import detect_language as tokenizer_detect
 from agentic_rag.types import Chunk, DocMeta, DocStatus
 
@@ -350,10 +352,13 @@ _ALIASES = {"date": "publish_date", "published": "publish_date", "publish_time":
 _DATE_FIELDS = ("publish_date", "effective_date")
 
 
-def apply_overrides(meta: DocMeta, overrides: Mapping[str, Any], source: str) -> DocMeta:
+def apply_overrides(meta: DocMeta, overrides: Mapping[str, Any], source: str,
+                    origin: str = "meta") -> DocMeta:
     """``meta`` with the user's values on top (provenance "override"). Known DocMeta fields (and a
     few common aliases such as ``published``) replace the extracted ones; anything else goes into
-    ``extra``. A value that does not fit its field raises IngestError naming it."""
+    ``extra``. A value that does not fit its field raises IngestError with one line naming
+    ``origin`` (where the values came from, e.g. ``sidecar a.txt.meta.json``), the field, the
+    value and the problem."""
     if not overrides:
         return meta
     data = meta.model_dump()
@@ -372,7 +377,7 @@ def apply_overrides(meta: DocMeta, overrides: Mapping[str, Any], source: str) ->
                     if name != key:  # an alias we guessed at: keep the value, do not fail the file
                         extra[key] = value
                         continue
-                    raise IngestError(source, f"meta field {key!r}: not a date: {value!r}")
+                    raise IngestError(source, f"{origin}: field {key}={value!r}: not a date")
                 value = parsed
             data[name] = value
             prov[name] = "override"
@@ -384,8 +389,8 @@ def apply_overrides(meta: DocMeta, overrides: Mapping[str, Any], source: str) ->
     data["extra"] = extra
     try:
         return DocMeta(**data)
-    except Exception as exc:  # pydantic ValidationError: name the bad field for the user
-        raise IngestError(source, f"invalid meta override: {exc}".split("\n For further")[0]) from exc
+    except ValidationError as exc:
+        raise IngestError(source, describe_validation(exc, f"{origin}: field")) from exc
 
 
 # -- index terms ---------------------------------------------------------------------------------

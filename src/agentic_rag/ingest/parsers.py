@@ -44,8 +44,11 @@ _CJK = re.compile(r"[\u3000-\u303f\u4e00-\u9fff\uff00-\uffef]")
 
 
 def decode_text(data: bytes, path: str) -> str:
-    """Bytes of a text file to str: BOM (UTF-8/16/32), then UTF-8, then GB18030 (covers GBK and
-    GB2312), then charset-normalizer's best guess. Binary or unrecognisable -> IngestError."""
+    """Bytes of a text file to str: BOM (UTF-8/16/32), then UTF-8, then line by line when some
+    lines are UTF-8 and others not (a file pasted together from two sources), then GB18030
+    (covers GBK and GB2312), then charset-normalizer's best guess. Binary or unrecognisable ->
+    IngestError. Decoding the whole of a mixed file as one legacy encoding would turn every
+    UTF-8 line into mojibake ("CafÃ©") without a word."""
     for bom, encoding in _BOMS:
         if data.startswith(bom):
             try:
@@ -58,18 +61,77 @@ def decode_text(data: bytes, path: str) -> str:
         return _check_text(data.decode("utf-8"), path, "utf-8")
     except UnicodeDecodeError:
         pass
+    mixed = _decode_mixed(data, path)
+    if mixed is not None:
+        return _check_text(mixed, path, "UTF-8 and another encoding")
+    encoding = _legacy_encoding(data)
+    if encoding is None:
+        raise IngestError(path, "unknown encoding: not UTF-8/UTF-16/GB18030 and no confident guess")
+    return _check_text(data.decode(encoding), path, encoding)
+
+
+def _decode_mixed(data: bytes, path: str) -> str | None:
+    """The text of a file whose lines mix UTF-8 with one legacy encoding, each line decoded in
+    its own; None when no line has UTF-8 beyond ASCII (a file in one legacy encoding). The
+    other lines' encoding is guessed from them alone; a guess that fails -> IngestError."""
+    lines = data.split(b"\n")
+    utf8 = other = 0
+    for line in lines:
+        if line.isascii():
+            continue
+        try:
+            line.decode("utf-8")
+            utf8 += 1
+        except UnicodeDecodeError:
+            other += 1
+    if not utf8 or not other:
+        return None
+    rest = b"\n".join(line for line in lines if not _is_utf8(line))
+    encoding = _legacy_encoding(rest)
+    if encoding is None:
+        raise IngestError(path, f"mixed encodings: {utf8} lines are UTF-8, {other} are in an "
+                                "encoding that cannot be told; convert the file to UTF-8")
     try:
-        text = data.decode("gb18030")
+        return "\n".join(line.decode("utf-8") if _is_utf8(line) else line.decode(encoding)
+                         for line in lines)
+    except UnicodeDecodeError as exc:
+        raise IngestError(path, f"mixed encodings: lines that are not UTF-8 are not {encoding} "
+                                "either; convert the file to UTF-8") from exc
+
+
+def _is_utf8(line: bytes) -> bool:
+    try:
+        line.decode("utf-8")
     except UnicodeDecodeError:
-        text = None
-    if text is not None and _plausible_chinese(text):
-        return _check_text(text, path, "gb18030")
+        return False
+    return True
+
+
+_HIGH_RUN = re.compile(rb"[\x80-\xff]+")
+
+
+def _legacy_encoding(data: bytes) -> str | None:
+    """The encoding of text that is not UTF-8 (a whole file, or the other lines of a mixed
+    one, often too few for a statistical guess): lone high bytes between ASCII letters are a
+    Western code page ("Caf\xe9"); bytes that read as Chinese are GB18030; otherwise
+    charset-normalizer's guess when it is confident, else None."""
+    runs = [len(m) for m in _HIGH_RUN.findall(data)]
+    if runs and sum(1 for n in runs if n == 1) >= 0.8 * len(runs):
+        for encoding in ("cp1252", "latin-1"):  # cp1252 leaves five bytes undefined
+            try:
+                data.decode(encoding)
+                return encoding
+            except UnicodeDecodeError:
+                continue
+    try:
+        if _plausible_chinese(data.decode("gb18030")):
+            return "gb18030"
+    except UnicodeDecodeError:
+        pass
     from charset_normalizer import from_bytes
 
     best = from_bytes(data).best()
-    if best is None or best.chaos > 0.3:
-        raise IngestError(path, "unknown encoding: not UTF-8/UTF-16/GB18030 and no confident guess")
-    return _check_text(str(best), path, best.encoding)
+    return best.encoding if best is not None and best.chaos <= 0.3 else None
 
 
 def _plausible_chinese(text: str) -> bool:
@@ -277,7 +339,8 @@ def parse_pdf(data: bytes, path: str) -> Parsed:
     try:
         pdf = pymupdf.open(stream=data, filetype="pdf")
     except Exception as exc:  # pymupdf raises FileDataError/RuntimeError on corrupt input
-        raise IngestError(path, f"corrupt or unreadable PDF: {exc}") from exc
+        cut = " (truncated: it ends before its end-of-file marker)" if _truncated(data) else ""
+        raise IngestError(path, f"corrupt or unreadable PDF{cut}: {exc}") from exc
     with pdf:
         if pdf.needs_pass or pdf.is_encrypted:
             raise IngestError(path, "encrypted PDF: remove the password and ingest it again")
@@ -292,8 +355,13 @@ def parse_pdf(data: bytes, path: str) -> Parsed:
         except Exception as exc:
             raise IngestError(path, f"corrupt PDF: {exc}") from exc
         meta = pdf.metadata or {}
+        repaired = bool(getattr(pdf, "is_repaired", False))
     text = "\n".join(item for items in _drop_running_lines(pages) for item in items)
     if not text.strip():
+        if repaired or _truncated(data):
+            # a cut-off download reads as empty pages: say so, not "scanned"
+            raise IngestError(path, "truncated or damaged PDF: no text could be recovered "
+                                    "(the file ends early or its structure is broken)")
         raise IngestError(path, "PDF has no text layer (scanned?); OCR is not supported")
     hints: dict[str, str] = {}
     if meta.get("author"):
@@ -303,6 +371,12 @@ def parse_pdf(data: bytes, path: str) -> Parsed:
         hints["pdf_date"] = date
     title = (meta.get("title") or "").strip()
     return Parsed(text=text, title=title, hints=hints, rule="pdf metadata title" if title else "")
+
+
+def _truncated(data: bytes) -> bool:
+    """A PDF ends with ``%%EOF`` (an incremental update appends another); a cut-off download
+    does not."""
+    return b"%%EOF" not in data[-2048:]
 
 
 def _pdf_date(raw: str) -> str:

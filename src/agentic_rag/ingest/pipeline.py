@@ -14,9 +14,12 @@ statements and newer versions of one title) and references to clauses of other n
 
 from __future__ import annotations
 
+import errno
 import gzip
 import hashlib
 import json
+import os
+import stat
 import time
 import zlib
 from collections.abc import Callable, Iterator, Sequence
@@ -24,10 +27,10 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, Field
+from pydantic import BaseModel, Field, ValidationError
 
 from agentic_rag.config import Settings
-from agentic_rag.errors import AragError, IngestError
+from agentic_rag.errors import AragError, IngestError, describe_validation
 from agentic_rag.ingest import edges as edge_rules
 from agentic_rag.ingest.chunking import chunk_document
 from agentic_rag.ingest.metadata import apply_overrides, extract_metadata, find_supersessions, index_terms
@@ -99,14 +102,14 @@ def doc_id_for_record(record_id: str) -> str:
 def build_document(doc_id: str, source: str, content_hash: str, text: str, *, title_hint: str = "",
                    title_rule: str = "", hints: dict[str, str] | None = None,
                    overrides: dict[str, Any] | None = None, fallback_title: str = "",
-                   max_clause_chars: int = 500) -> tuple[Document, list[Chunk], list[Edge],
+                   max_clause_chars: int = 500, overrides_from: str = "meta") -> tuple[Document, list[Chunk], list[Edge],
                                                          list[edge_rules.PendingReference]]:
     """One document from its text: metadata (then user overrides), chunks, same-document edges,
     and the references to other documents still to resolve."""
     meta = extract_metadata(text, title_hint=title_hint, title_rule=title_rule, hints=hints,
                             fallback_title=fallback_title)
     if overrides:
-        meta = apply_overrides(meta, overrides, source)
+        meta = apply_overrides(meta, overrides, source, overrides_from)
     doc = Document(doc_id=doc_id, source=source, content_hash=content_hash, text=text, meta=meta)
     chunks = chunk_document(doc, max_clause_chars)
     if not chunks:
@@ -116,16 +119,28 @@ def build_document(doc_id: str, source: str, content_hash: str, text: str, *, ti
 
 
 def _read_sidecar(path: Path) -> tuple[dict[str, Any], bytes]:
+    """The metadata overrides in ``<file>.meta.json`` (and its bytes, part of the content hash);
+    a problem with it fails the file, the reason naming the sidecar."""
     sidecar = path.with_name(path.name + ".meta.json")
-    if not sidecar.exists():
+    try:
+        st = sidecar.stat()
+    except FileNotFoundError:
         return {}, b""
-    raw = sidecar.read_bytes()
+    except OSError as exc:
+        raise IngestError(str(path), f"sidecar {sidecar.name}: {_path_problem(sidecar, exc)}") from exc
+    if not stat.S_ISREG(st.st_mode):
+        raise IngestError(str(path), f"sidecar {sidecar.name}: {_not_regular(st.st_mode)}")
+    try:
+        raw = sidecar.read_bytes()
+    except OSError as exc:
+        raise IngestError(str(path), f"sidecar {sidecar.name}: {_path_problem(sidecar, exc)}") from exc
     try:
         data = json.loads(raw.decode("utf-8-sig"))
     except (UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise IngestError(str(sidecar), f"invalid JSON in sidecar: {exc}") from exc
+        raise IngestError(str(path), f"sidecar {sidecar.name}: invalid JSON: {exc}") from exc
     if not isinstance(data, dict):
-        raise IngestError(str(sidecar), "sidecar must hold a JSON object of metadata fields")
+        raise IngestError(str(path), f"sidecar {sidecar.name} must hold a JSON object of metadata "
+                                     "fields")
     return data, raw
 
 
@@ -158,15 +173,19 @@ def _file_document(path: Path, settings: Settings, content_hash: str | None = No
     return build_document(doc_id_for_path(path), name, content_hash, parsed.text,
                           title_hint=parsed.title, title_rule=parsed.rule, hints=parsed.hints,
                           overrides=overrides, fallback_title=path.stem,
-                          max_clause_chars=settings.ingest.max_clause_chars)
+                          max_clause_chars=settings.ingest.max_clause_chars,
+                          overrides_from=f"sidecar {path.name}.meta.json")
 
 
 def _read_file(path: Path, settings: Settings) -> bytes:
     name = str(path)
     try:
-        size = path.stat().st_size
+        st = path.stat()
     except OSError as exc:
-        raise IngestError(name, f"cannot read: {exc.strerror or exc}") from exc
+        raise IngestError(name, _path_problem(path, exc)) from exc
+    if not stat.S_ISREG(st.st_mode):  # reading a FIFO would block forever
+        raise IngestError(name, _not_regular(st.st_mode))
+    size = st.st_size
     limit = settings.ingest.max_file_mb * 1024 * 1024
     if size > limit:
         raise IngestError(name, f"file too large: {size / 1048576:.1f} MB > ingest.max_file_mb "
@@ -176,7 +195,7 @@ def _read_file(path: Path, settings: Settings) -> bytes:
     try:
         return path.read_bytes()
     except OSError as exc:
-        raise IngestError(name, f"cannot read: {exc.strerror or exc}") from exc
+        raise IngestError(name, _path_problem(path, exc)) from exc
 
 
 def _suffix(path: Path) -> str:
@@ -273,7 +292,7 @@ def _jsonl_records(path: Path, settings: Settings, stored: Callable[[str], Docum
             doc, chunks, doc_edges, pending = build_document(
                 doc_id, f"{path}#{rid}", content_hash, text,
                 title_hint=str(title), title_rule="jsonl title" if title else "",
-                overrides=overrides, max_clause_chars=max_chars)
+                overrides=overrides, max_clause_chars=max_chars, overrides_from=f"line {lineno} \"meta\"")
             good += 1
             yield doc, chunks, doc_edges, pending, where
         except _NotDocuments:
@@ -281,7 +300,7 @@ def _jsonl_records(path: Path, settings: Settings, stored: Callable[[str], Docum
         except IngestError as exc:
             yield FileResult(path=where, status="failed", reason=exc.reason)
         except Exception as exc:  # one odd record must not stop a bulk import; say what broke
-            yield FileResult(path=where, status="failed", reason=f"cannot ingest: {type(exc).__name__}: {exc}")
+            yield FileResult(path=where, status="failed", reason=_unexpected(exc))
 
 
 # ---------------------------------------------------------------- the run
@@ -370,21 +389,26 @@ def _info(doc: Document, *, written: bool, pending: list | None = None) -> _Info
 
 
 def _expand(paths: Sequence[str | Path], report: IngestReport) -> list[Path]:
+    """The files to ingest under ``paths``. Each path that cannot be used (missing, a symlink
+    loop, a FIFO, not reachable by this user, an unreadable folder on the way) becomes one
+    ``failed`` result with its reason; the others go ahead."""
     files: list[Path] = []
     for raw in paths:
         path = Path(raw)
-        if path.is_dir():
-            found = sorted(p for p in path.rglob("*") if p.is_file() and _suffix(p) in SUFFIXES
-                           and not any(part.startswith(".") for part in p.relative_to(path).parts))
-            files.extend(found)
-        elif path.is_file():
-            if _suffix(path) in SUFFIXES:
-                files.append(path)
-            else:
-                report.files.append(FileResult(path=str(path), status="failed",
-                                               reason=f"unsupported file type {path.suffix or '(none)'}"))
+        try:
+            mode = os.stat(path).st_mode
+        except OSError as exc:
+            report.files.append(FileResult(path=str(path), status="failed", reason=_path_problem(path, exc)))
+            continue
+        if stat.S_ISDIR(mode):
+            files.extend(_walk(path, report))
+        elif not stat.S_ISREG(mode):
+            report.files.append(FileResult(path=str(path), status="failed", reason=_not_regular(mode)))
+        elif _suffix(path) in SUFFIXES:
+            files.append(path)
         else:
-            report.files.append(FileResult(path=str(path), status="failed", reason="no such file or folder"))
+            report.files.append(FileResult(path=str(path), status="failed",
+                                           reason=f"unsupported file type {path.suffix or '(none)'}"))
     seen: set[Path] = set()
     unique = []
     for p in files:
@@ -393,6 +417,75 @@ def _expand(paths: Sequence[str | Path], report: IngestReport) -> list[Path]:
             seen.add(key)
             unique.append(p)
     return unique
+
+
+def _walk(root: Path, report: IngestReport) -> list[Path]:
+    """Supported files under ``root``, sorted, hidden names skipped. Symlinked folders are
+    followed once each (a link back up the tree is no loop); an unreadable folder, and a
+    supported file that is not a regular file, are reported instead of skipped silently."""
+    found: list[Path] = []
+    seen_dirs: set[tuple[int, int]] = set()
+
+    def unreadable(exc: OSError) -> None:
+        where = exc.filename or str(root)
+        why = ("this user cannot list it (permission denied)" if isinstance(exc, PermissionError)
+               else _path_problem(Path(where), exc))
+        report.files.append(FileResult(path=str(where), status="failed",
+                                       reason=f"folder skipped, its files not ingested: {why}"))
+
+    for folder, dirs, names in os.walk(root, onerror=unreadable, followlinks=True):
+        try:
+            st = os.stat(folder)
+            key = (st.st_dev, st.st_ino)
+        except OSError:
+            key = None
+        if key is not None and key in seen_dirs:
+            dirs[:] = []
+            continue
+        if key is not None:
+            seen_dirs.add(key)
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        for name in names:
+            path = Path(folder) / name
+            if name.startswith(".") or _suffix(path) not in SUFFIXES:
+                continue
+            try:
+                mode = os.stat(path).st_mode
+            except OSError as exc:
+                report.files.append(FileResult(path=str(path), status="failed",
+                                               reason=_path_problem(path, exc)))
+                continue
+            if stat.S_ISREG(mode):
+                found.append(path)
+            elif not stat.S_ISDIR(mode):
+                report.files.append(FileResult(path=str(path), status="failed", reason=_not_regular(mode)))
+    return sorted(found)
+
+
+def _path_problem(path: Path, exc: OSError) -> str:
+    """Why ``path`` cannot be used, in the user's terms."""
+    if exc.errno == errno.ELOOP:
+        return "symlink loop: the link points back to itself"
+    if isinstance(exc, FileNotFoundError):
+        if os.path.islink(path):
+            return f"broken symlink: its target {os.readlink(path)!r} does not exist"
+        return "no such file or folder"
+    if isinstance(exc, NotADirectoryError):
+        return "no such file or folder (a part of the path is a file, not a folder)"
+    if isinstance(exc, PermissionError):
+        blocked = next((str(p) for p in reversed(path.absolute().parents)
+                        if p.is_dir() and not os.access(p, os.X_OK)), None) \
+            if not os.access(path.absolute().parent, os.X_OK) else None
+        if blocked is not None:
+            return f"permission denied: this user cannot enter the folder {blocked}"
+        return "permission denied: this user cannot read it"
+    return f"cannot read: {exc.strerror or exc}"
+
+
+def _not_regular(mode: int) -> str:
+    kind = ("a FIFO (named pipe)" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode)
+            else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a regular file")
+    return f"not a regular file: {kind}; only files and folders are ingested"
 
 
 def ingest_paths(paths: Sequence[str | Path], store: DocumentStore, settings: Settings | None = None,
@@ -480,10 +573,17 @@ def _ingest_file(path: Path, store: DocumentStore, settings: Settings, writer: _
         report.files.append(FileResult(path=name, status="failed", reason=exc.reason))
         return
     except Exception as exc:  # a parser library choking on one file must not stop the others
-        report.files.append(FileResult(path=name, status="failed",
-                                       reason=f"cannot ingest: {type(exc).__name__}: {exc}"))
+        report.files.append(FileResult(path=name, status="failed", reason=_unexpected(exc)))
         return
     writer.add(doc, chunks, doc_edges, pending, name)
+
+
+def _unexpected(exc: Exception) -> str:
+    """One line for an error no parser anticipated (a library's multi-line message included)."""
+    if isinstance(exc, ValidationError):
+        return describe_validation(exc, "cannot ingest: invalid")
+    text = " ".join(str(exc).split())
+    return f"cannot ingest: {type(exc).__name__}: {text[:300]}"
 
 
 # ---------------------------------------------------------------- after all documents are stored

@@ -567,7 +567,9 @@ def embed_chunks(store_or_chunks: Any, embedder: Embedder, index: VectorIndex,
     Chunks whose id is in the index with the same content hash are skipped; new or changed ones
     are embedded (through an :class:`EmbeddingCache` in ``<index folder>/cache`` when the index
     has a folder) and added. Given a store, index entries whose chunk no longer exists are
-    removed. The index is saved at the end unless ``save=False``.
+    removed. Chunks that are only headings (:func:`~agentic_rag.ingest.chunking.heading_only`)
+    get no vector: BM25 finds their words as well, and an outline of 20,000 headings would
+    otherwise cost minutes of embedding. The index is saved at the end unless ``save=False``.
 
         >>> embed_chunks(store, make_embedder(), VectorIndex.open(".arag/vectors"))  # doctest: +SKIP
         EmbedReport(computed=1432, cached=0, unchanged=0, removed=0, seconds=212.4)
@@ -579,6 +581,9 @@ def embed_chunks(store_or_chunks: Any, embedder: Embedder, index: VectorIndex,
         chunks = _store_chunks(store)
     else:
         chunks = list(store_or_chunks)
+    from agentic_rag.ingest.chunking import heading_only
+
+    chunks = [c for c in chunks if not heading_only(c.text)]
     report = EmbedReport()
     if index.model is not None and index.model != embedder.name and len(index):
         # vectors of another model live in another space: none of them can be reused

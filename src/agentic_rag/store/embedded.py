@@ -25,7 +25,9 @@ import os
 import re
 import shutil
 import sqlite3
+import sys
 import threading
+import time
 import uuid
 from array import array
 from collections import Counter
@@ -336,7 +338,10 @@ class EmbeddedStore:
 
             tokenize("预热")  # load the dictionary once, before forking, so workers share it
             try:
-                self._pool = ProcessPoolExecutor(self._workers, mp_context=multiprocessing.get_context("fork"))
+                self._pool = ProcessPoolExecutor(
+                    self._workers, mp_context=multiprocessing.get_context("fork"),
+                    initializer=_exit_with_parent,
+                    initargs=(os.getpid(), threading.current_thread() is threading.main_thread()))
             except OSError:
                 return None
             self._pool_generation = dictionary_generation()
@@ -781,6 +786,41 @@ class EmbeddedStore:
         names = dict(self._read("SELECT id, chunk_id FROM chunks WHERE id IN "
                                 "(SELECT value FROM json_each(?))", (json.dumps([h[0] for h in hits]),)))
         return [(names[r], s) for r, s in hits if r in names]
+
+
+#: how often a tokenizer worker checks that the process that started it is still alive
+_PARENT_POLL_S = 0.5
+
+
+def _exit_with_parent(parent: int, death_signal: bool) -> None:
+    """Runs first in each tokenizer worker: the worker ends when the ingest that forked it
+    dies, even by ``kill -9`` (the pool's pipes stay open in the sibling workers, so a worker
+    would otherwise wait on them forever, holding its copy of the dictionary).
+
+    On Linux the kernel sends SIGKILL on the parent's death (``PR_SET_PDEATHSIG``). That signal
+    follows the forking *thread*, so it is only asked for when the pool was started from the
+    main thread (a pool started by a short-lived thread would be killed with it). Everywhere, a
+    daemon thread also checks every half second that the parent is still the one that forked
+    this worker and exits when it is not."""
+    if death_signal and sys.platform.startswith("linux"):
+        try:
+            import ctypes
+            import signal
+
+            libc = ctypes.CDLL(None, use_errno=True)
+            libc.prctl(1, signal.SIGKILL, 0, 0, 0)  # 1 = PR_SET_PDEATHSIG
+        except (OSError, AttributeError):
+            pass  # the poll below still ends the worker
+    if os.getppid() != parent:  # the parent died before the signal was armed
+        os._exit(1)
+
+    def watch() -> None:
+        while True:
+            time.sleep(_PARENT_POLL_S)
+            if os.getppid() != parent:
+                os._exit(1)
+
+    threading.Thread(target=watch, name="arag-parent-watch", daemon=True).start()
 
 
 def _tokenize_counted(texts: list[tuple[str, str]]) -> list[tuple[str, bytes]]:

@@ -13,11 +13,18 @@ extra threads only fight BLAS).
 same process, so ``--llm local`` failed on large indexes. An old ``ann.usearch`` file is ignored
 and deleted on the next save; the graph is rebuilt from the vectors.)
 
-On disk, one folder: ``vectors.npy`` (float32, or float16 to halve the size), ``labels.npy``,
-``meta.json`` (ids, their content hashes, the model name) and, when built, ``ann.hnsw`` (the
-graph, hnswlib's own binary format via ``save_index``, not a pickle). float32 vectors are
-memory-mapped on open; the folder is written atomically per file, and a graph that does not
-match the vectors is rebuilt.
+On disk, one folder holding generations: ``CURRENT`` names the live one, ``gen-<n>-<tag>/``
+holds ``vectors.npy`` (float32, or float16 to halve the size), ``labels.npy``, ``meta.json``
+(ids, their content hashes, the model name) and, when built, ``ann.hnsw`` (the graph,
+hnswlib's own binary format via ``save_index``, not a pickle). A save writes a whole new
+generation and then switches ``CURRENT`` with one rename, so a crash at any point leaves either
+the old or the new generation in force, never a mix; older generations are removed after the
+switch. A reader that finds its generation removed mid-open (another process saved) reads
+``CURRENT`` again. A generation whose files disagree anyway (disk damage, or the one-file-at-a-
+time layout of earlier versions killed mid-save) is not fatal: the index starts empty,
+``reset_reason`` says why, and the next ingest embeds the store's chunks again (from the
+embedding cache, so it costs little). float32 vectors are memory-mapped on open, and a graph that
+does not match the vectors is rebuilt.
 
     >>> idx = VectorIndex.open(".arag/vectors", dim=384)                 # doctest: +SKIP
     >>> idx.add(["a", "b"], vectors); idx.save()                         # doctest: +SKIP
@@ -29,7 +36,10 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shutil
 import threading
+import uuid
 from collections.abc import Collection, Iterable, Sequence
 from pathlib import Path
 from typing import Any, Literal
@@ -46,9 +56,15 @@ from agentic_rag.errors import StoreError
 #: query budget, so the graph is only built above that.
 EXACT_LIMIT = 20_000
 
-_META, _VECS, _ANN = "meta.json", "vectors.npy", "ann.hnsw"
-_OLD_ANN = "ann.usearch"  # the graph file of the former usearch backend: ignored, removed on save
-_FORMAT = 1
+_META, _VECS, _LABELS, _ANN = "meta.json", "vectors.npy", "labels.npy", "ann.hnsw"
+_CURRENT = "CURRENT"  # names the live generation folder; replaced by one rename per save
+_GEN = re.compile(r"^gen-(\d+)-[0-9a-f]{8}$")
+#: files of the one-folder layout of earlier versions (and of the former usearch graph): read
+#: when there is no ``CURRENT``, removed by the first save
+_FLAT = (_META, _VECS, _LABELS, _ANN, "ann.usearch", f".{_META}.tmp", f".{_VECS}.tmp",
+         f".{_LABELS}.tmp", f".{_ANN}.tmp")
+_FORMAT = 2
+_OPEN_ATTEMPTS = 5  # a reader re-reads CURRENT this often while saves keep replacing generations
 
 
 class VectorIndex:
@@ -101,32 +117,60 @@ class VectorIndex:
 
         A stored index whose dimension differs from ``dim`` (the embedder changed) is derived
         data that can no longer be searched with this embedder: it is set aside (``reset_reason``
-        says so) and replaced on the next :meth:`save`.
+        says so) and replaced on the next :meth:`save`. So is a damaged one (files that disagree
+        or cannot be read): vectors are derived from the store, so damage costs a re-embedding
+        at the next ingest, never an index that cannot be opened.
         """
         idx = cls(path, dim, **kwargs)
-        meta_file = idx.path / _META  # type: ignore[operator]
-        if meta_file.exists():
-            idx._load(meta_file)
-        return idx
+        assert idx.path is not None
+        for _ in range(_OPEN_ATTEMPTS):
+            gen = current_folder(idx.path)
+            folder = gen if gen is not None else idx.path
+            if not (folder / _META).exists():
+                if gen is not None and current_folder(idx.path) == gen:
+                    idx._set_aside(f"generation {gen.name} named by {_CURRENT} is missing")
+                    return idx
+                if gen is None and current_folder(idx.path) is None:
+                    return idx  # nothing stored yet
+                continue  # a save switched generations meanwhile
+            try:
+                idx._load(folder)
+                return idx
+            except FileNotFoundError:
+                continue  # removed by a concurrent save: read CURRENT again
+            except _Damaged as exc:
+                if current_folder(idx.path) != gen:
+                    continue  # read while a save replaced it: not damage
+                idx._set_aside(str(exc))
+                return idx
+        raise StoreError(f"{idx.path}: the vector index kept changing while it was opened "
+                         f"({_OPEN_ATTEMPTS} generations); try again")
 
-    def _load(self, meta_file: Path) -> None:
-        assert self.path is not None
+    def _set_aside(self, why: str) -> None:
+        self.reset_reason = (f"the stored vectors could not be used ({why}); the vector index "
+                             f"starts empty and the next ingest embeds the chunks again")
+        self._dirty = True
+
+    def _load(self, folder: Path) -> None:
+        """Read one generation (or the flat layout of earlier versions); raises _Damaged when
+        its files are unreadable or disagree, FileNotFoundError when one vanished."""
         try:
-            meta = json.loads(meta_file.read_text(encoding="utf-8"))
+            meta = json.loads((folder / _META).read_text(encoding="utf-8"))
             ids, hashes = meta["ids"], meta["hashes"]
             if meta["dim"] is None:  # saved before anything was added: nothing to read
                 return
             dim, dtype = int(meta["dim"]), meta.get("dtype", "float32")
             # an empty file cannot be memory-mapped; a small one is not worth it
             mmap = "r" if dtype == "float32" and ids else None
-            vecs = np.load(self.path / _VECS, mmap_mode=mmap, allow_pickle=False)
-            labels = np.load(self.path / "labels.npy", allow_pickle=False)
-        except (OSError, ValueError, KeyError, TypeError) as exc:
-            raise StoreError(f"{self.path}: vector index is unreadable ({exc}); delete the "
-                             f"folder and re-run ingest to rebuild it") from exc
+            vecs = np.load(folder / _VECS, mmap_mode=mmap, allow_pickle=False)
+            labels = np.load(folder / _LABELS, allow_pickle=False)
+        except FileNotFoundError:
+            raise
+        except (OSError, ValueError, KeyError, TypeError, EOFError) as exc:
+            raise _Damaged(f"unreadable: {exc}") from exc
         if vecs.shape != (len(ids), dim) or len(hashes) != len(ids) or len(labels) != len(ids):
-            raise StoreError(f"{self.path}: vector index files disagree ({vecs.shape} vectors, "
-                             f"{len(ids)} ids); delete the folder and re-run ingest")
+            raise _Damaged(f"files disagree: {vecs.shape} vectors, {len(labels)} labels, "
+                           f"{len(ids)} ids")
         if self.dim is not None and dim != self.dim:
             self.reset_reason = (f"stored {dim}-d vectors ({meta.get('model')}) do not match the "
                                  f"{self.dim}-d embedder; the index starts empty")
@@ -140,7 +184,7 @@ class VectorIndex:
         self._labels = np.asarray(labels, np.int64)
         self._row_of_label = {int(lab): i for i, lab in enumerate(self._labels)}
         self._next_label = int(meta.get("next_label", int(self._labels.max(initial=-1)) + 1))
-        ann_file = self.path / _ANN
+        ann_file = folder / _ANN
         removed = meta.get("ann_removed", 0)
         if (ann_file.exists() and meta.get("ann_count") == self._n and self._n
                 and isinstance(removed, int) and removed >= 0):
@@ -171,34 +215,57 @@ class VectorIndex:
         return ann
 
     def save(self) -> None:
-        """Write the folder: vectors, labels, meta, then the graph (when built)."""
+        """Write a new generation (vectors, labels, graph when built, meta), switch ``CURRENT``
+        to it with one rename, then remove the older generations."""
         if self.path is None:
             raise StoreError("this VectorIndex lives in memory only (path=None); nothing to save")
         with self._lock:
-            self.path.mkdir(parents=True, exist_ok=True)
             if self._n > self.exact_limit:
                 self._ensure_ann()
+            try:
+                self._save_generation(self.path)
+            except OSError as exc:
+                raise StoreError(f"{self.path}: cannot save the vector index: {exc}") from exc
+            self._dirty = False
+            self.reset_reason = ""
+
+    def _save_generation(self, path: Path) -> None:
+        path.mkdir(parents=True, exist_ok=True)
+        numbers = [int(m.group(1)) for p in path.iterdir() if (m := _GEN.match(p.name))]
+        gen = path / f"gen-{max(numbers, default=0) + 1:06d}-{uuid.uuid4().hex[:8]}"
+        gen.mkdir()
+        try:
             vecs = np.ascontiguousarray(self._vecs[:self._n], dtype=np.dtype(self.dtype))
-            _atomic(self.path / _VECS, lambda fh: np.save(fh, vecs, allow_pickle=False))
+            _write(gen / _VECS, lambda fh: np.save(fh, vecs, allow_pickle=False))
             labels = np.ascontiguousarray(self._labels[:self._n])
-            _atomic(self.path / "labels.npy", lambda fh: np.save(fh, labels, allow_pickle=False))
+            _write(gen / _LABELS, lambda fh: np.save(fh, labels, allow_pickle=False))
             ann_count = None
             if self._ann is not None:
-                tmp = self.path / f".{_ANN}.tmp"
-                self._ann.save_index(str(tmp))
-                os.replace(tmp, self.path / _ANN)
+                self._ann.save_index(str(gen / _ANN))
                 ann_count = self._n
-            else:
-                (self.path / _ANN).unlink(missing_ok=True)
-            (self.path / _OLD_ANN).unlink(missing_ok=True)
             meta = {"format": _FORMAT, "dim": self.dim, "dtype": self.dtype, "model": self.model,
                     "next_label": self._next_label, "ann_count": ann_count,
                     "ann_removed": self._ann_removed if ann_count is not None else 0,
                     "ids": self._ids, "hashes": self._hashes}
-            _atomic(self.path / _META,
-                    lambda fh: fh.write(json.dumps(meta, ensure_ascii=False).encode("utf-8")))
-            self._dirty = False
-            self.reset_reason = ""
+            _write(gen / _META,
+                   lambda fh: fh.write(json.dumps(meta, ensure_ascii=False).encode("utf-8")))
+            _fsync_dir(gen)
+            # the one switch: until this rename the old generation is in force, after it the new
+            _write(path / f".{_CURRENT}.tmp", lambda fh: fh.write(f"{gen.name}\n".encode()))
+            os.replace(path / f".{_CURRENT}.tmp", path / _CURRENT)
+            _fsync_dir(path)
+        except BaseException:
+            if current_folder(path) != gen:
+                shutil.rmtree(gen, ignore_errors=True)
+            raise
+        # Older generations go now: a reader that has one memory-mapped keeps its mapping
+        # (POSIX), one caught half-way through opening it reads CURRENT again. Folders left by
+        # a save that crashed before its switch go too.
+        for p in path.iterdir():
+            if _GEN.match(p.name) and p.name != gen.name:
+                shutil.rmtree(p, ignore_errors=True)
+        for name in _FLAT:
+            (path / name).unlink(missing_ok=True)
 
     # -- contents ------------------------------------------------------------------------------
     def __len__(self) -> int:
@@ -418,11 +485,43 @@ class VectorIndex:
         return f"VectorIndex({where!r}, n={self._n}, dim={self.dim}, ann={self.uses_ann})"
 
 
-def _atomic(target: Path, write: Any) -> None:
-    tmp = target.with_name(f".{target.name}.tmp")
-    with open(tmp, "wb") as fh:
+class _Damaged(Exception):
+    """A stored generation whose files are unreadable or disagree."""
+
+
+def current_folder(path: str | Path) -> Path | None:
+    """The live generation folder of the vector index in ``path``, or None (nothing saved, or
+    the flat layout of earlier versions). A ``CURRENT`` that names no generation counts as none
+    only when it is empty; otherwise the named folder is returned even when it is missing."""
+    try:
+        name = (Path(path) / _CURRENT).read_text(encoding="utf-8").strip()
+    except FileNotFoundError:
+        return None
+    except (OSError, UnicodeDecodeError):
+        name = "?"
+    if not _GEN.match(name):
+        return Path(path) / "gen-invalid" if name else None
+    return Path(path) / name
+
+
+def _write(target: Path, write: Any) -> None:
+    with open(target, "wb") as fh:
         write(fh)
-    os.replace(tmp, target)
+        fh.flush()
+        os.fsync(fh.fileno())
 
 
-__all__ = ["EXACT_LIMIT", "VectorIndex"]
+def _fsync_dir(folder: Path) -> None:
+    try:
+        fd = os.open(folder, os.O_RDONLY)
+    except OSError:
+        return  # not every platform opens directories; the rename is still atomic
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
+
+
+__all__ = ["EXACT_LIMIT", "VectorIndex", "current_folder"]
