@@ -32,6 +32,7 @@ NON_SETTINGS_ENV: dict[str, str] = {
     "ARAG_EMBEDDER_API_KEY": "the embedding server's API key (models/embedder.py)",
     "ARAG_BENCH_DIR": "the benchmark folder of arag eval (eval/datasets.py)",
     "ARAG_EVAL_CACHE": "the index cache of arag eval (eval/runner.py)",
+    "ARAG_API_KEYS": "the API keys arag serve requires, comma-separated (server/app.py)",
 }
 
 
