@@ -582,8 +582,9 @@ class AgentRuntime:
         retried: set[str] = set()
         while steps:
             if self._past_deadline(run, route):
-                for s in steps:
-                    run.retrieval.set_gap(s)
+                if done:  # the steps not reached are gaps; with none done, the whole question was searched
+                    for s in steps:
+                        run.retrieval.set_gap(s)
                 break
             if run.step >= self.limits.max_steps - 1 or run.retrieval.rounds >= self.limits.max_rounds:
                 # keep one step for the final answer; unexecuted sub-questions become gaps

@@ -11,9 +11,10 @@ is derived from the signature, its description from the docstring::
 
 Calls go through :meth:`ToolRegistry.run`: arguments are validated, independent calls run in
 parallel, each in its own daemon thread, and each has a timeout (default 5 s); a call still
-running at its timeout is abandoned, and the process never waits for it at exit. Anything the *model* caused — an
-unknown tool, bad arguments, a timeout, a refused host, a failing backend — comes back as an
-:class:`Observation` the model can react to; only programming errors in declaring tools raise.
+running at its timeout is abandoned, and the process never waits for it at exit. Anything the
+*model* caused — an unknown tool, bad arguments, a timeout, a refused host, a failing backend —
+comes back as an :class:`Observation` the model can react to; only programming errors in
+declaring tools raise.
 
 Built-ins (:func:`builtin_tools`): ``semantic_search``, ``exact_search``, ``graph_lookup``,
 ``structured_query`` (named, parameterized SQL registered by the user; never free SQL) and
