@@ -229,7 +229,10 @@ def test_corpus_covers_every_format(docs: list[str], minimum: int) -> None:
 def test_document_is_readable_and_dated(rel: str) -> None:
     text = doc_text(rel)
     size = len(text.encode("utf-8"))
-    assert 500 <= size <= 4500, f"{rel}: {size} bytes of text; the corpus keeps documents to 1-4 KB"
+    # The main corpus keeps documents to 1-4 KB; the holdout also has documents as long as real
+    # company policies (a whole leave policy with its appendices).
+    limit = 4500 if rel in MAIN_DOCS else 8000
+    assert 500 <= size <= limit, f"{rel}: {size} bytes of text; the limit for its corpus is {limit}"
     # Every document carries a date a metadata extractor can find: a 发布日期 line, a signature
     # block date, or an English Issued: line.
     assert re.search(r"\d{4}年\d{1,2}月\d{1,2}日|Issued: \d{1,2} \w+ \d{4}", text), rel
@@ -252,7 +255,7 @@ def test_question_file_shape(path: Path) -> None:
         assert counts["out_of_scope"] >= 5
         assert {r["lang"] for r in rows} == {"zh", "en"}
     else:
-        assert len(rows) == 15
+        assert len(rows) == 53
         assert counts["version_conflict"] >= 1 and counts["cross_reference"] >= 1
 
 
@@ -275,8 +278,12 @@ def test_question_matches_its_documents(qid: str, q: dict) -> None:
         src, label = cit["source"], cit["clause"]
         assert src in corpus, f"{qid}: {src} is not a document of its corpus"
         text = doc_text(src)
-        assert label in text, f"{qid}: clause label {label!r} not in {src}"
         cited_docs.append(norm(text))
+        if label is None:  # prose (a news article) has no clauses: the citation is the document
+            assert not any(_HEADING.match(_strip(line)) for line in text.split("\n")), f"{qid}: {src} has clauses"
+            spans.append(norm(text))
+            continue
+        assert label in text, f"{qid}: clause label {label!r} not in {src}"
         span = clause_span(src, label)
         spans.append(norm(span if span is not None else text))
 

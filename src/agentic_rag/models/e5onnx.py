@@ -42,6 +42,20 @@ _DTYPES = {0: np.dtype("<f4"), 1: _BLOCK}  # tensor dtype codes of the packed fi
 PRECISIONS = ("int8", "float32")  # how build_graph stores the encoder's projections
 
 
+def int8_weight_range() -> int:
+    """The largest int8 weight magnitude the graph may store on this CPU: 127 where the CPU has
+    8-bit dot-product instructions (VNNI, AMX), 63 otherwise. Without them ONNX Runtime
+    multiplies unsigned 8-bit inputs by signed 8-bit weights with AVX2's ``vpmaddubsw``, whose
+    pairwise 16-bit sums saturate for full-range weights; 7-bit weights cannot saturate (ONNX
+    Runtime's own quantizer calls this ``reduce_range``). Measured on an AVX2-only CPU: cosine
+    to the C engine min 0.9956 with full-range weights, 0.9981 with 7-bit ones (non-empty texts)."""
+    try:
+        flags = Path("/proc/cpuinfo").read_text(encoding="ascii", errors="replace")
+    except OSError:
+        return 63  # unknown CPU: the range that is exact everywhere
+    return 127 if re.search(r"\b(?:avx512_vnni|avx_vnni|amx_int8)\b", flags) else 63
+
+
 def _usable_cores() -> int:
     """Cores this process may run on (a container's CPU set, not the host's core count)."""
     try:
@@ -177,9 +191,9 @@ def build_graph(model: dict[str, Any], precision: str = "float32") -> bytes:
     def dense(name: str, w: np.ndarray, bias: np.ndarray, x: str, int8: bool) -> str:
         """``x @ w + bias`` with ``w`` of shape (nin, nout)."""
         if int8:
-            scale = np.abs(w).max(axis=0) / 127.0
+            scale = np.abs(w).max(axis=0) / qmax
             scale = np.where(scale > 0, scale, 1.0).astype(np.float32)
-            q = np.clip(np.rint(w / scale), -127, 127).astype(np.int8)
+            q = np.clip(np.rint(w / scale), -qmax, qmax).astype(np.int8)
             nodes.append(helper.make_node("DynamicQuantizeMatMul",
                                           [x, const(name + ".q", q), const(name + ".s", scale), "",
                                            const(name + ".b", bias)], [name], domain="com.microsoft"))
@@ -197,6 +211,7 @@ def build_graph(model: dict[str, Any], precision: str = "float32") -> bytes:
         return dequantize(t[name], nin).T  # (nin, nout)
 
     int8 = precision == "int8"
+    qmax = float(int8_weight_range())
     x = layernorm("emb.ln", "x", t["emb.ln.w"], t["emb.ln.b"])
     # true lengths (batch,) int32: MultiHeadAttention's key padding mask for right padding
     nodes += [helper.make_node("Cast", ["mask"], ["mask_i"], to=TensorProto.INT32),
