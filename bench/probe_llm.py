@@ -265,6 +265,8 @@ def main() -> None:
                     r = arag("ask", q, "--mode", mode, *llm_flags, "--index", str(index), "--json",
                              env=env, timeout=limit)
                     runs.append({"server": smode, "mode": mode, "question": q, **r})
+                    print(f"{smode} {mode} {q[:20]}: exit {r['code']}, {r['wall_s']:.1f} s "
+                          f"(without an LLM {baseline_s[(q, mode)]:.1f} s)", file=sys.stderr, flush=True)
             if smode.startswith("echo-"):
                 server.reset(smode, questions[0])
                 chat_index = work / f"chat-{smode}"
