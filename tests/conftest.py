@@ -84,7 +84,8 @@ class ChatServer:
 
     Knobs a test may set: ``fail`` (a list of HTTP statuses returned, one per request, before
     answering normally), ``reject_json_schema`` (400 for ``response_format.type == json_schema``,
-    like servers without structured outputs), ``usage`` (report token usage or not).
+    like servers without structured outputs), ``usage`` (report token usage or not),
+    ``echo_auth`` (error bodies quote the request's Authorization header, as some proxies do).
     ``requests`` keeps ``(headers, body)`` of every request."""
 
     def __init__(self, brain: Callable[[dict[str, Any]], str]) -> None:
@@ -92,6 +93,7 @@ class ChatServer:
         self.fail: list[int] = []
         self.reject_json_schema = False
         self.usage = True
+        self.echo_auth = False
         self.requests: list[tuple[dict[str, str], dict[str, Any]]] = []
         self._lock = threading.Lock()
         server = self
@@ -121,7 +123,10 @@ class ChatServer:
                 if self.path != "/v1/chat/completions":
                     return self._send(404, {"error": {"message": "not found"}})
                 if status != 200:
-                    return self._send(status, {"error": {"message": f"status {status}"}},
+                    error = {"message": f"status {status}"}
+                    if server.echo_auth:
+                        error["received_headers"] = {"Authorization": self.headers.get("Authorization")}
+                    return self._send(status, {"error": error},
                                       {"Retry-After": "0"} if status == 429 else None)
                 fmt = (body.get("response_format") or {}).get("type")
                 if fmt == "json_schema" and server.reject_json_schema:

@@ -259,6 +259,9 @@ def ask(question: str, llm_provider: str | None, llm_model: str | None, llm_base
     steps and shows what was found so far."""
     overrides = _llm_overrides(llm_provider, llm_model, llm_base_url, mode)
     with _engine(index, config, **overrides) as engine:
+        problem = _question_problem(question, engine.settings)
+        if problem:
+            _fail(problem)
         answer = _session(engine).ask_interruptible(question)
     if as_json:
         _dump(answer.model_dump(mode="json"))
@@ -289,12 +292,27 @@ def chat(session_id: str | None, llm_provider: str | None, llm_model: str | None
                 break
             if not question.strip():
                 break
+            problem = _question_problem(question, engine.settings)
+            if problem:  # one bad question does not end the session
+                err.print(f"[red]error:[/red] {escape(problem)}")
+                continue
             answer = session.ask_interruptible(question)
             if as_json:
                 click.echo(json.dumps({"session_id": session.id, **answer.model_dump(mode="json")},
                                       ensure_ascii=False, default=str))
             else:
                 render_answer(answer)
+
+
+def _question_problem(question: str, settings: Settings) -> str | None:
+    """Why the runtime would refuse ``question`` (too long), as a message; None when it is fine."""
+    from agentic_rag.runtime import check_question
+
+    try:
+        check_question(question, settings.runtime.max_question_chars)
+    except ValueError as exc:
+        return str(exc)
+    return None
 
 
 def render_answer(answer: Any) -> None:

@@ -108,16 +108,26 @@ class LLMSettings(_Section):
     model: str | None = None
     base_url: str | None = None
     api_key: SecretStr | None = None
-    timeout_s: float = Field(60.0, gt=0)
-    max_retries: int = Field(2, ge=0)
+    #: per HTTP call; bounded (inf or hours are refused), and runtime.deadline_s caps a question
+    timeout_s: float = Field(60.0, gt=0, le=600)
+    max_retries: int = Field(2, ge=0, le=10)
+    #: a reply is read in pieces and refused (invalid output, deterministic fallback) past this
+    max_reply_chars: int = Field(32_000, ge=100, le=10_000_000)
 
 
 class RuntimeSettings(_Section):
     mode: Literal["pipeline", "react", "plan"] = "pipeline"
     max_steps: int = Field(6, ge=1, le=50)
     max_tokens: int = Field(8000, ge=100)
-    tool_timeout_s: float = Field(5.0, gt=0)
+    tool_timeout_s: float = Field(5.0, gt=0, le=600)
     sufficiency_threshold: float = Field(0.6, ge=0, le=1, description="stop retrieving at this confidence")
+    #: per question: past it the LLM is no longer waited for and the deterministic answer from
+    #: what was found is returned
+    deadline_s: float = Field(30.0, gt=0, le=3600)
+    #: longer questions are refused (ValueError; a one-line error in the CLI)
+    max_question_chars: int = Field(2000, ge=10, le=100_000)
+    #: longer search queries and plan steps are cut to this length (a trace event says so)
+    max_query_chars: int = Field(300, ge=10, le=10_000)
 
 
 class ServerSettings(_Section):

@@ -165,8 +165,12 @@ class Engine:
         return self._runtime
 
     def ask(self, question: str, *, mode: str | None = None,
-            on_event: Callable[[TraceEvent], None] | None = None) -> Answer:
+            on_event: Callable[[TraceEvent], None] | None = None,
+            deadline_s: float | None = None) -> Answer:
         """Answer one question: route, gates, retrieve (up to the round cap), reason, verify.
         ``mode`` is pipeline (default), react or plan; every step is a trace event, passed to
-        ``on_event`` as it happens. For multi-turn use, see :class:`agentic_rag.runtime.Session`."""
-        return self.runtime.run(question, mode=mode, on_event=on_event)
+        ``on_event`` as it happens. ``deadline_s`` (None: ``runtime.deadline_s``) bounds the
+        question: past it the deterministic answer from what was found is returned. A question
+        longer than ``runtime.max_question_chars`` raises ``ValueError``. For multi-turn use,
+        see :class:`agentic_rag.runtime.Session`."""
+        return self.runtime.run(question, mode=mode, on_event=on_event, deadline_s=deadline_s)

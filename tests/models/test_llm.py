@@ -164,3 +164,86 @@ def test_the_test_suite_cannot_reach_the_network():
         socket.create_connection(("10.255.255.1", 443), timeout=1)
     with pytest.raises(RuntimeError, match="may not"):
         OpenAILLM("https://api.openai.com/v1", "gpt-4o", "sk-x", max_retries=0).complete(MSGS)
+
+
+# ---------------------------------------------------------------- secrets and bounds
+
+KEY = "sk-live-Zq81mXw0pT5vR3nY"
+
+
+@pytest.mark.parametrize("status", [400, 401, 429, 500])
+def test_a_server_echoing_the_key_in_its_error_body_never_leaks_it(chat_server, status):
+    server = chat_server(lambda body: "ok")
+    server.echo_auth = True
+    server.fail = [status] * 3
+    llm = OpenAILLM(server.base_url, "m", SecretStr(KEY), max_retries=1, backoff_s=0.01)
+    with pytest.raises(LLMError) as info:
+        llm.complete(MSGS, RetrieveDecision)
+    assert server.requests[0][0]["Authorization"] == f"Bearer {KEY}"  # it was sent, and echoed
+    message = str(info.value)
+    assert f"HTTP {status}" in message and "received_headers" in message and "Bearer ***" in message
+    assert KEY not in message and KEY[3:] not in message
+
+
+def test_token_shaped_strings_are_redacted_from_replies_and_errors_without_a_configured_key(chat_server):
+    server = chat_server(lambda body: "use sk-otherTenant0123456 or Bearer abcdefghijkl")
+    llm = OpenAILLM(server.base_url, "m")
+    text = llm.complete(MSGS).text
+    assert "sk-otherTenant0123456" not in text and "abcdefghijkl" not in text
+    assert text == "use sk-*** or Bearer ***"
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_an_oversized_reply_stops_being_read_and_is_invalid_output(chat_server, stream):
+    from agentic_rag.models.llm import OversizedReply
+
+    size = 200_000 if stream else 5_000_000  # the SSE server sends 5 characters an event
+    server = chat_server(lambda body: '{"decision": "RETRIEVE", "x": "' + "y" * size + '"}')
+    llm = OpenAILLM(server.base_url, "m", stream=stream, max_reply_chars=10_000)
+    with pytest.raises(OversizedReply, match="larger than 10000 characters") as info:
+        llm.complete(MSGS, RetrieveDecision)
+    assert len(info.value.text) <= 2000
+    # through structured(): invalid output, retried once, then the deterministic fallback
+    with pytest.raises(LLMFallback, match="larger than"):
+        structured(MeteredLLM(llm, max_tokens=8000), MSGS, RetrieveDecision)
+
+
+def test_an_oversized_reply_is_charged_at_most_what_was_asked_for():
+    huge = '{"decision": "RETRIEVE", "pad": "' + "住" * 50_000 + '"}'
+    meter = MeteredLLM(ScriptedLLM(lambda m: huge), max_tokens=8000, max_reply_chars=32_000)
+    with pytest.raises(LLMFallback, match="larger than 32000"):
+        structured(meter, MSGS, RetrieveDecision, max_tokens=100)
+    assert meter.usage.llm_calls == 2 and meter.usage.completion_tokens <= 200
+    assert meter.unavailable() is None  # the budget is not spent by one runaway reply
+
+
+def test_timeouts_must_be_bounded(monkeypatch):
+    with pytest.raises(ConfigError, match="llm.timeout_s"):
+        Settings.load(llm={"timeout_s": float("inf")})
+    monkeypatch.setenv("ARAG_LLM__TIMEOUT_S", "1e9")
+    with pytest.raises(ConfigError, match="llm.timeout_s"):
+        Settings.load()
+    with pytest.raises(ConfigError, match="llm.timeout_s"):
+        OpenAILLM("http://127.0.0.1:1/v1", "m", timeout_s=float("inf"))
+
+
+def test_a_call_past_the_deadline_is_abandoned_not_waited_for():
+    import threading
+    import time
+
+    release = threading.Event()
+
+    def slow(messages):
+        release.wait(10)
+        return {"decision": "RETRIEVE"}
+
+    meter = MeteredLLM(ScriptedLLM(slow), deadline=time.monotonic() + 0.2)
+    t0 = time.monotonic()
+    try:
+        with pytest.raises(LLMFallback, match="deadline"):
+            structured(meter, MSGS, RetrieveDecision)
+        assert time.monotonic() - t0 < 2
+        with pytest.raises(LLMFallback, match="deadline"):  # later calls are refused at once
+            meter.complete(MSGS, RetrieveDecision)
+    finally:
+        release.set()

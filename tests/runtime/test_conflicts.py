@@ -40,14 +40,25 @@ def test_a_writer_citing_only_the_losing_source_is_rejected(make_runtime, script
 
 
 def test_a_writer_following_the_winner_keeps_the_conflict_record(make_runtime, script):
+    draft = {"sentences": [{"text": "住院报销比例为80%。", "citations": [WINNER]}]}
+    rt, _ = make_runtime(llm=react_script(script, draft), reasoner=reasoner_mod.Reasoner())
+    answer = Session(rt).ask(QUESTION, mode="react")
+    assert answer.text.startswith("住院报销比例为80%[1]。") and answer.status == "answered"
+    assert [c.chunk_id for c in answer.citations] == [WINNER]
+    assert answer.conflicts and answer.conflicts[0].winner == WINNER
+
+
+def test_a_writer_sentence_its_sources_do_not_say_never_replaces_the_verified_answer(make_runtime, script):
     draft = {"sentences": [
         {"text": "住院报销比例为80%。", "citations": [WINNER]},
         {"text": "2023年办法规定为70%，已被2024年修订版取代。", "citations": [LOSER, WINNER]}]}
     rt, _ = make_runtime(llm=react_script(script, draft), reasoner=reasoner_mod.Reasoner())
     answer = Session(rt).ask(QUESTION, mode="react")
-    assert answer.text.startswith("住院报销比例为80%[1]。")
-    assert [c.chunk_id for c in answer.citations] == [WINNER, LOSER]
+    # the explanatory sentence words things ("取代") its sources do not say: the fact check flags
+    # it, and the Reasoner's verified answer stands instead of a needs_review draft
+    assert answer.status == "answered" and "取代" not in answer.text
+    assert "80%" in answer.text and "新文件优先" in answer.text
+    assert all(s.supported for s in answer.sentences)
     assert answer.conflicts and answer.conflicts[0].winner == WINNER
-    assert answer.sentences[0].supported
-    # the explanatory sentence words things ("取代") its sources do not say: the fact check flags it
-    assert answer.sentences[1].supported is False and answer.status == "needs_review"
+    [kept] = [e for e in answer.trace if e.kind == "fallback" and e.tool == "write"]
+    assert "deterministic answer is kept" in kept.fallback and "取代" in kept.args["unsupported"][0]

@@ -126,17 +126,27 @@ class _Hello(BaseHTTPRequestHandler):
         pass
 
 
-def test_http_get_reaches_allow_listed_hosts_only():
+def test_http_get_reaches_allow_listed_hosts_and_ports_only():
     server = ThreadingHTTPServer(("127.0.0.1", 0), _Hello)
-    threading.Thread(target=server.serve_forever, daemon=True).start()
+    other = ThreadingHTTPServer(("127.0.0.1", 0), _Hello)  # same host, a port nobody allowed
+    for s in (server, other):
+        threading.Thread(target=s.serve_forever, daemon=True).start()
     try:
-        reg = builtin_tools(ToolRegistry(), http_allow=["127.0.0.1"])
-        ok, refused = reg.run([("http_get", {"url": f"http://127.0.0.1:{server.server_port}/rate"}),
-                               ("http_get", {"url": "http://example.com/"})])
+        reg = builtin_tools(ToolRegistry(), http_allow=[f"127.0.0.1:{server.server_port}"])
+        ok, refused, wrong_port = reg.run([
+            ("http_get", {"url": f"http://127.0.0.1:{server.server_port}/rate"}),
+            ("http_get", {"url": "http://example.com/"}),
+            ("http_get", {"url": f"http://127.0.0.1:{other.server_port}/rate"})])
         assert ok.content == "HTTP 200\nrate: 80%"
         assert not refused.ok and "not allow-listed" in refused.error
+        assert not wrong_port.ok and f"port {other.server_port} is not allow-listed" in wrong_port.error
+        # an entry without a port allows only the scheme's default ports
+        bare = builtin_tools(ToolRegistry(), http_allow=["127.0.0.1"])
+        obs = bare.run([("http_get", {"url": f"http://127.0.0.1:{server.server_port}/rate"})])[0]
+        assert not obs.ok and "not allow-listed" in obs.error
     finally:
         server.shutdown()
+        other.shutdown()
 
 
 def test_retrieval_tools_return_evidence(corpus_store, router):

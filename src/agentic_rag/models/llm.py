@@ -13,6 +13,11 @@ of the messages, for tests). :func:`make_llm` builds one from :class:`~agentic_r
 Model output is never trusted: :func:`structured` validates it against a pydantic schema, retries
 once with the validation error shown to the model, and then raises :class:`LLMFallback` so the
 caller runs its deterministic implementation and records why in the trace.
+
+Nothing secret or unbounded leaves a provider: every error message and reply text is passed
+through :func:`redact` (the configured key and any ``Bearer …``/``sk-…``-shaped token), and a
+reply is read in pieces and refused past ``max_reply_chars`` (:class:`OversizedReply`, an
+invalid output like any other).
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ import random
 import re
 import threading
 import time
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from pathlib import Path
 from typing import Any, Protocol, runtime_checkable
 
@@ -34,6 +39,10 @@ from agentic_rag.errors import ConfigError, LLMError, MissingExtraError
 from agentic_rag.types import Usage
 
 Messages = list[dict[str, str]]
+
+#: the longest ``llm.timeout_s`` accepted: a per-call timeout beyond it is a misconfiguration
+#: (the per-question ``runtime.deadline_s`` bounds a whole run anyway)
+MAX_TIMEOUT_S = 600.0
 
 _CJK = re.compile(r"[\u3400-\u9fff\uf900-\ufaff]")
 
@@ -70,6 +79,29 @@ class LLMFallback(LLMError):
     def __init__(self, reason: str) -> None:
         super().__init__(reason)
         self.reason = reason
+
+
+class OversizedReply(InvalidOutput):
+    """The reply ran past the size cap; reading stopped there (``text`` is its start)."""
+
+
+# token shapes that are credentials whatever key is configured: an Authorization header value,
+# OpenAI-style secret keys
+_TOKEN_SHAPES = re.compile(r"\b(Bearer)\s+[A-Za-z0-9._~+/=-]{4,}|\bsk-[A-Za-z0-9_-]{6,}", re.I)
+_MIN_SECRET = 4  # shorter "keys" are not secrets, and replacing them would garble any text
+
+
+def redact(text: str, secrets: Iterable[str] = ()) -> str:
+    """``text`` with each of ``secrets`` and every ``Bearer …``/``sk-…``-shaped token replaced
+    by ``***``: applied to every string a provider lets out (errors, replies, trace reasons).
+
+    >>> redact("401: bad header Authorization: Bearer abc123xyz", ["abc123xyz"])
+    '401: bad header Authorization: Bearer ***'
+    """
+    for secret in secrets:
+        if secret and len(secret) >= _MIN_SECRET:
+            text = text.replace(secret, "***")
+    return _TOKEN_SHAPES.sub(lambda m: f"{m.group(1)} ***" if m.group(1) else "sk-***", text)
 
 
 @runtime_checkable
@@ -168,6 +200,9 @@ class OpenAILLM:
     429 and 5xx responses, timeouts and refused connections are retried ``max_retries`` times
     with exponential backoff and jitter (``Retry-After`` honoured, capped at 10 s).
     ``stream=True`` streams every completion (server-sent events) and assembles it.
+    Replies are read in pieces: past ``max_reply_chars`` of content (or eight bytes a character
+    on the wire, enough for JSON escapes) reading stops with :class:`OversizedReply`. The key
+    and any token-shaped string are redacted from every error and reply (:func:`redact`).
 
     >>> llm = OpenAILLM("http://127.0.0.1:8000/v1", "qwen2.5-7b")   # doctest: +SKIP
     >>> llm.complete([{"role": "user", "content": "hi"}]).text      # doctest: +SKIP
@@ -175,7 +210,12 @@ class OpenAILLM:
 
     def __init__(self, base_url: str, model: str, api_key: SecretStr | str | None = None, *,
                  timeout_s: float = 60.0, max_retries: int = 2, backoff_s: float = 0.5,
-                 stream: bool = False, transport: httpx.BaseTransport | None = None) -> None:
+                 stream: bool = False, max_reply_chars: int = 32_000,
+                 transport: httpx.BaseTransport | None = None) -> None:
+        if not 0 < timeout_s <= MAX_TIMEOUT_S:
+            raise ConfigError(f"llm.timeout_s must be in (0, {MAX_TIMEOUT_S:g}] seconds, got {timeout_s!r}")
+        if max_reply_chars < 1:
+            raise ConfigError(f"llm.max_reply_chars must be >= 1, got {max_reply_chars!r}")
         if not base_url.startswith(("http://", "https://")):
             raise ConfigError(f"llm.base_url must be an http(s) URL, got {base_url!r}")
         if not model:
@@ -186,6 +226,10 @@ class OpenAILLM:
         self._key = api_key if isinstance(api_key, SecretStr) or api_key is None else SecretStr(api_key)
         self.max_retries = max_retries
         self.backoff_s = backoff_s
+        self.max_reply_chars = max_reply_chars
+        # the envelope around the content: JSON escapes (\uXXXX for a CJK character) and SSE framing
+        self._max_reply_bytes = 8 * max_reply_chars + 65_536
+        self._secrets = [self._key.get_secret_value()] if self._key is not None else []
         # stream every completion over SSE: long generations stay alive behind proxies that cut
         # connections idle for longer than their timeout
         self.always_stream = stream
@@ -221,6 +265,7 @@ class OpenAILLM:
                 if schema is None or self._format_level >= 2:
                     raise LLMError(f"{self.base_url}: request rejected (HTTP 400)") from None
                 self._format_level += 1  # remembered for every later call
+        completion.text = self._redact(completion.text)
         if schema is not None:
             completion.parsed = parse_output(completion.text, schema)
         return completion
@@ -230,9 +275,12 @@ class OpenAILLM:
         body = self._body(list(messages), max_tokens, temperature, None, True)
         for kind, value in self._sse(body):
             if kind == "delta":
-                yield value
+                yield self._redact(value)
 
     # -- internals
+    def _redact(self, text: str) -> str:
+        return redact(text, self._secrets)
+
     def _body(self, msgs: Messages, max_tokens: int, temperature: float,
               schema: type[BaseModel] | None, stream: bool) -> dict[str, Any]:
         body: dict[str, Any] = {"model": self.model, "messages": msgs, "max_tokens": max_tokens,
@@ -244,25 +292,28 @@ class OpenAILLM:
             body["response_format"] = {"type": "json_object"}
         return body
 
-    def _post(self, body: dict[str, Any], stream: bool) -> httpx.Response:
+    def _post(self, body: dict[str, Any]) -> httpx.Response:
+        """The response, opened for reading in pieces (the body is never read whole). Error
+        bodies are redacted before anything sees them."""
         url = f"{self.base_url}/chat/completions"
         last = ""
         for attempt in range(self.max_retries + 1):
             try:
-                if stream:
-                    req = self._client.build_request("POST", url, json=body)
-                    resp = self._client.send(req, stream=True)
-                else:
-                    resp = self._client.post(url, json=body)
+                req = self._client.build_request("POST", url, json=body)
+                resp = self._client.send(req, stream=True)
             except httpx.TimeoutException as exc:
                 last = f"timed out ({type(exc).__name__})"
             except httpx.TransportError as exc:
-                last = f"unreachable ({type(exc).__name__}: {exc})"
+                last = self._redact(f"unreachable ({type(exc).__name__}: {exc})")
             else:
                 if resp.status_code < 400:
                     return resp
-                text = resp.read().decode("utf-8", "replace")[:300]
-                resp.close()
+                try:
+                    text = self._redact(self._read_at_most(resp, 4096).decode("utf-8", "replace"))[:300]
+                except httpx.HTTPError:
+                    text = "(error body unreadable)"
+                finally:
+                    resp.close()
                 if resp.status_code == 400 and "response_format" in body and (
                         "response_format" in text or "json_schema" in text or "schema" in text):
                     raise _FormatRejected()
@@ -285,13 +336,39 @@ class OpenAILLM:
                 pass
         return self.backoff_s * (2 ** attempt) * (0.5 + random.random() / 2)
 
+    @staticmethod
+    def _read_at_most(resp: httpx.Response, limit: int) -> bytes:
+        """Up to ``limit`` bytes of the body (one piece more at most, then reading stops)."""
+        out = bytearray()
+        for piece in resp.iter_bytes():
+            out += piece
+            if len(out) > limit:
+                break
+        return bytes(out)
+
+    def _oversized(self, partial: str) -> OversizedReply:
+        return OversizedReply(f"reply larger than {self.max_reply_chars} characters (reading stopped)",
+                              self._redact(partial[:2000]))
+
     def _once(self, body: dict[str, Any]) -> Completion:
-        resp = self._post(body, stream=False)
+        resp = self._post(body)
         try:
-            data = resp.json()
+            raw = self._read_at_most(resp, self._max_reply_bytes)
+        except httpx.TransportError as exc:
+            raise LLMError(f"{self.base_url}: response broke ({type(exc).__name__})") from exc
+        finally:
+            resp.close()
+        if len(raw) > self._max_reply_bytes:
+            raise self._oversized(raw[:2000].decode("utf-8", "replace"))
+        try:
+            data = json.loads(raw)
             text = data["choices"][0]["message"].get("content") or ""
+            if not isinstance(text, str):
+                raise TypeError("content is not a string")
         except (ValueError, KeyError, IndexError, TypeError) as exc:
             raise LLMError(f"{self.base_url}: malformed chat completion response") from exc
+        if len(text) > self.max_reply_chars:
+            raise self._oversized(text)
         usage = data.get("usage") or {}
         return Completion(
             text=text, model=str(data.get("model", self.model)),
@@ -300,10 +377,14 @@ class OpenAILLM:
 
     def _collect_stream(self, body: dict[str, Any], msgs: Messages) -> Completion:
         pieces: list[str] = []
+        size = 0
         usage: dict[str, Any] = {}
         for kind, value in self._sse(body):
             if kind == "delta":
                 pieces.append(value)
+                size += len(value)
+                if size > self.max_reply_chars:
+                    raise self._oversized("".join(pieces))
             else:
                 usage = value
         text = "".join(pieces)
@@ -313,10 +394,11 @@ class OpenAILLM:
             completion_tokens=int(usage.get("completion_tokens") or estimate_tokens(text)))
 
     def _sse(self, body: dict[str, Any]) -> Iterator[tuple[str, Any]]:
-        """Server-sent events: ``data: {json}`` lines until ``data: [DONE]``."""
-        resp = self._post(body, stream=True)
+        """Server-sent events: ``data: {json}`` lines until ``data: [DONE]``. At most
+        ``_max_reply_bytes`` are read in all, so a line without end cannot grow without bound."""
+        resp = self._post(body)
         try:
-            for line in resp.iter_lines():
+            for line in self._lines(resp):
                 if not line.startswith("data:"):
                     continue
                 payload = line[5:].strip()
@@ -324,18 +406,36 @@ class OpenAILLM:
                     break
                 try:
                     event = json.loads(payload)
+                    if not isinstance(event, dict):
+                        raise ValueError("not an object")
                 except ValueError as exc:
-                    raise LLMError(f"{self.base_url}: malformed stream event {payload[:80]!r}") from exc
+                    raise LLMError(self._redact(
+                        f"{self.base_url}: malformed stream event {payload[:80]!r}")) from exc
                 if event.get("usage"):
                     yield "usage", event["usage"]
                 for choice in event.get("choices") or []:
-                    delta = (choice.get("delta") or {}).get("content")
-                    if delta:
+                    delta = (choice.get("delta") or {}).get("content") if isinstance(choice, dict) else None
+                    if isinstance(delta, str) and delta:
                         yield "delta", delta
         except httpx.TransportError as exc:
             raise LLMError(f"{self.base_url}: stream broke ({type(exc).__name__})") from exc
         finally:
             resp.close()
+
+
+    def _lines(self, resp: httpx.Response) -> Iterator[str]:
+        buffer = b""
+        total = 0
+        for piece in resp.iter_bytes():
+            total += len(piece)
+            if total > self._max_reply_bytes:
+                raise self._oversized(buffer[:2000].decode("utf-8", "replace"))
+            buffer += piece
+            *lines, buffer = buffer.split(b"\n")
+            for line in lines:
+                yield line.decode("utf-8", "replace").rstrip("\r")
+        if buffer:
+            yield buffer.decode("utf-8", "replace").rstrip("\r")
 
 
 class _FormatRejected(Exception):
@@ -534,14 +634,24 @@ class ScriptedLLM:
 
 class MeteredLLM:
     """Wraps an LLM for one run: counts calls and tokens into a :class:`Usage`, refuses calls once
-    the token budget is spent, and trips a breaker after a transport failure so a dead endpoint
-    costs one timeout per run, not one per gate."""
+    the token budget is spent or the run's ``deadline`` (a :func:`time.monotonic` instant) has
+    passed, and trips a breaker after a transport failure so a dead endpoint costs one timeout
+    per run, not one per gate.
 
-    def __init__(self, llm: LLM, *, max_tokens: int | None = None) -> None:
+    With a deadline, each call runs in a daemon thread and is abandoned when the deadline comes
+    first (the thread finishes on its own within the provider's timeouts; the process never
+    waits for it). A reply longer than ``max_reply_chars`` is an :class:`OversizedReply`,
+    whatever the provider; an unusable reply is charged at most the ``max_tokens`` it was asked
+    for, so one runaway reply cannot spend the whole budget."""
+
+    def __init__(self, llm: LLM, *, max_tokens: int | None = None, deadline: float | None = None,
+                 max_reply_chars: int | None = None) -> None:
         self.inner = llm
         self.name = llm.name
         self.usage = Usage()
         self.max_tokens = max_tokens
+        self.deadline = deadline
+        self.max_reply_chars = max_reply_chars
         self.down: str | None = None  # why the endpoint is considered unavailable
         self._lock = threading.Lock()
 
@@ -556,6 +666,8 @@ class MeteredLLM:
         """Why no further call should be made, or None."""
         if self.down:
             return self.down
+        if self.deadline is not None and time.monotonic() >= self.deadline:
+            return "question deadline reached"
         left = self.budget_left()
         if left is not None and left <= 0:
             return f"token budget of {self.max_tokens} spent"
@@ -571,18 +683,25 @@ class MeteredLLM:
         if left is not None:
             max_tokens = max(16, min(max_tokens, left))
         try:
-            out = self.inner.complete(messages, schema, max_tokens=max_tokens,
-                                      temperature=temperature, stream=stream)
+            out = self._call(lambda: self.inner.complete(messages, schema, max_tokens=max_tokens,
+                                                         temperature=temperature, stream=stream))
+            if self.max_reply_chars is not None and len(out.text) > self.max_reply_chars:
+                raise OversizedReply(f"reply larger than {self.max_reply_chars} characters",
+                                     out.text[:2000])
         except InvalidOutput as exc:
             with self._lock:  # the call happened and cost tokens even though it was unusable
                 self.usage.llm_calls += 1
                 self.usage.prompt_tokens += _estimate_messages(with_schema(messages, schema))
-                self.usage.completion_tokens += estimate_tokens(exc.text)
+                self.usage.completion_tokens += min(max_tokens, estimate_tokens(exc.text))
             raise
+        except _PastDeadline:
+            with self._lock:
+                self.usage.llm_calls += 1
+            raise LLMFallback("no reply before the question deadline") from None
         except LLMError as exc:
             with self._lock:
                 self.usage.llm_calls += 1
-                self.down = f"LLM unavailable: {exc}"
+                self.down = redact(f"LLM unavailable: {exc}")
             raise
         with self._lock:
             self.usage.llm_calls += 1
@@ -593,6 +712,31 @@ class MeteredLLM:
     def stream(self, messages: Messages, *, max_tokens: int = 512,
                temperature: float = 0.0) -> Iterator[str]:
         return self.inner.stream(messages, max_tokens=max_tokens, temperature=temperature)
+
+    def _call(self, fn: Callable[[], Completion]) -> Completion:
+        """``fn()``, or :class:`_PastDeadline` when the deadline comes first."""
+        if self.deadline is None:
+            return fn()
+        box: dict[str, Any] = {}
+
+        def work() -> None:
+            try:
+                box["out"] = fn()
+            except BaseException as exc:  # re-raised in the caller's thread
+                box["error"] = exc
+
+        worker = threading.Thread(target=work, name="arag-llm-call", daemon=True)
+        worker.start()
+        worker.join(max(0.0, self.deadline - time.monotonic()))
+        if worker.is_alive():
+            raise _PastDeadline()
+        if "error" in box:
+            raise box["error"]
+        return box["out"]
+
+
+class _PastDeadline(Exception):
+    """A call was still running when the run's deadline came (it is abandoned)."""
 
 
 def structured(llm: LLM, messages: Messages, schema: type[BaseModel], *,
@@ -641,7 +785,8 @@ def make_llm(settings: Any) -> LLM | None:
     if provider == "openai":
         return OpenAILLM(llm_settings.base_url or "https://api.openai.com/v1",
                          llm_settings.model or "", llm_settings.api_key,
-                         timeout_s=llm_settings.timeout_s, max_retries=llm_settings.max_retries)
+                         timeout_s=llm_settings.timeout_s, max_retries=llm_settings.max_retries,
+                         max_reply_chars=llm_settings.max_reply_chars)
     if provider == "local":
         return LocalLLM(llm_settings.model or None)
     if provider == "scripted":

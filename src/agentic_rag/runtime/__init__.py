@@ -1,6 +1,7 @@
 """The agent runtime: modes (pipeline, react, plan), tools, memory, sessions and the trace."""
 
-from agentic_rag.runtime.loop import MODES, AgentRuntime, Limits, Mode, split_question
+from agentic_rag.runtime.loop import (MODES, AgentRuntime, Limits, Mode, check_question,
+                                      split_question)
 from agentic_rag.runtime.memory import (Conversation, FactCard, RetrievalState, SessionState,
                                         SessionStore)
 from agentic_rag.runtime.session import Session
@@ -10,4 +11,4 @@ from agentic_rag.runtime.trace import Tracer
 
 __all__ = ["MODES", "AgentRuntime", "Conversation", "FactCard", "Limits", "Mode", "Observation",
            "RetrievalState", "Session", "SessionState", "SessionStore", "StructuredQueries", "Tool",
-           "ToolRegistry", "Tracer", "builtin_tools", "split_question"]
+           "ToolRegistry", "Tracer", "builtin_tools", "check_question", "split_question"]

@@ -10,7 +10,11 @@ Three modes (:data:`Mode`):
 
 Every loop is bounded: ``max_steps`` (6), ``max_rounds`` of retrieval (3), a token budget, a
 sufficiency threshold, duplicate-query blocking (the model is told the query already ran and is
-shown what it returned), a per-tool timeout. Hitting a cap ends in a *forced final answer*, with
+shown what it returned), a per-tool timeout, and a per-question deadline (``deadline_s``, 30 s)
+after which the LLM is no longer waited for and the deterministic answer from what was found is
+returned. Input is bounded too: a question longer than ``max_question_chars`` is refused
+(``ValueError``), and queries and plan steps longer than ``max_query_chars`` are cut (a
+``truncate`` event). Hitting a cap ends in a *forced final answer*, with
 tools disabled, that states what is still missing. Without an LLM every decision is made by the
 rules; with one, any invalid or failed LLM call falls back to the rules and says so in the trace.
 An abort flag is checked between steps.
@@ -26,6 +30,7 @@ from __future__ import annotations
 
 import re
 import threading
+import time
 from collections.abc import Callable, Sequence
 from typing import Any, Literal
 
@@ -54,12 +59,26 @@ class Limits(BaseModel):
     sufficiency_threshold: float = Field(0.6, ge=0, le=1)
     k: int = Field(8, ge=1, le=50, description="evidence handed to the Reasoner")
     max_plan_steps: int = Field(4, ge=1, le=8)
+    deadline_s: float = Field(30.0, gt=0, le=3600, description="wall-clock limit per question")
+    max_question_chars: int = Field(2000, ge=10)
+    max_query_chars: int = Field(300, ge=10, description="search queries and plan steps are cut here")
+    max_reply_chars: int = Field(32_000, ge=100, description="longer LLM replies are invalid output")
 
     @classmethod
     def from_settings(cls, settings: Any) -> "Limits":
         rt, rv = settings.runtime, settings.retrieval
         return cls(max_steps=rt.max_steps, max_tokens=rt.max_tokens, tool_timeout_s=rt.tool_timeout_s,
-                   sufficiency_threshold=rt.sufficiency_threshold, max_rounds=rv.max_rounds, k=rv.k)
+                   sufficiency_threshold=rt.sufficiency_threshold, max_rounds=rv.max_rounds, k=rv.k,
+                   deadline_s=rt.deadline_s, max_question_chars=rt.max_question_chars,
+                   max_query_chars=rt.max_query_chars, max_reply_chars=settings.llm.max_reply_chars)
+
+
+def check_question(question: str, max_chars: int) -> None:
+    """Refuse a question longer than ``max_chars`` (``runtime.max_question_chars``) with a
+    ``ValueError`` that says both lengths: past it a run is no longer a question's work."""
+    if len(question) > max_chars:
+        raise ValueError(f"the question is {len(question)} characters long; the limit is {max_chars} "
+                         f"(runtime.max_question_chars)")
 
 
 class _Aborted(Exception):
@@ -70,8 +89,15 @@ class _Run:
     """Mutable per-question state of one run (lives only while the run does)."""
 
     def __init__(self, question: str, state: SessionState, tracer: Tracer, gates: Gates,
-                 llm: MeteredLLM | None, abort: threading.Event) -> None:
+                 llm: MeteredLLM | None, abort: threading.Event, *, deadline_s: float = 30.0,
+                 max_query_chars: int = 300) -> None:
         self.question = question
+        self.deadline_s = deadline_s
+        self.deadline = time.monotonic() + deadline_s
+        self.started = time.monotonic()
+        self.max_query_chars = max_query_chars
+        self.timed_out = False  # the deadline came; the deterministic answer follows
+        self.llm_off = False  # react: the model's turns ended (budget, deadline, endpoint)
         self.state = state
         self.tracer = tracer
         self.gates = gates
@@ -97,6 +123,23 @@ class _Run:
         self.checkpoint()
         self.step += 1
         self.tracer.step = self.step
+
+    def left(self) -> float:
+        """Seconds until the question's deadline (negative once it has passed)."""
+        return self.deadline - time.monotonic()
+
+    def tool_timeout(self, configured: float) -> float:
+        """The per-tool timeout, shortened so no call outlives the deadline."""
+        return max(0.05, min(configured, self.left()))
+
+    def clip(self, text: str, what: str) -> str:
+        """``text`` cut to ``max_query_chars`` (a ``truncate`` event says so): a runaway query,
+        plan step or gap must not make embedding, search or the answer text unbounded."""
+        if len(text) <= self.max_query_chars:
+            return text
+        self.tracer.emit("truncate", tool=what, args={"chars": len(text), "kept": self.max_query_chars},
+                         detail=f"{what} cut from {len(text)} to {self.max_query_chars} characters")
+        return text[:self.max_query_chars]
 
 
 class AgentRuntime:
@@ -137,17 +180,29 @@ class AgentRuntime:
     # ------------------------------------------------------------------ entry point
     def run(self, question: str, *, state: SessionState | None = None, mode: Mode | None = None,
             on_event: Callable[..., None] | None = None, abort: threading.Event | None = None,
-            llm: LLM | None = None) -> Answer:
-        """Answer ``question`` within the limits; ``state`` (a session's memory) is updated in place."""
+            llm: LLM | None = None, deadline_s: float | None = None) -> Answer:
+        """Answer ``question`` within the limits; ``state`` (a session's memory) is updated in place.
+        ``deadline_s`` overrides ``limits.deadline_s`` for this question (None: the limit). A
+        question longer than ``limits.max_question_chars`` raises ``ValueError``."""
         mode = mode or self.mode
         if mode not in MODES:
             raise ValueError(f"mode must be one of {', '.join(MODES)}, got {mode!r}")
+        check_question(question, self.limits.max_question_chars)
+        if deadline_s is None:
+            deadline_s = self.limits.deadline_s
+        elif not 0 < deadline_s <= 3600:
+            raise ValueError(f"deadline_s must be in (0, 3600] seconds, got {deadline_s!r}")
         state = state or SessionState()
         tracer = Tracer(state.session_id, on_event)
         chosen = llm if llm is not None else self.llm
-        meter = MeteredLLM(chosen, max_tokens=self.limits.max_tokens) if chosen is not None else None
+        meter = None
+        if chosen is not None:
+            meter = MeteredLLM(chosen, max_tokens=self.limits.max_tokens,
+                               deadline=time.monotonic() + deadline_s,
+                               max_reply_chars=self.limits.max_reply_chars)
         gates = Gates(meter, tracer, fact_check=getattr(self.reasoner, "verify", None))
-        run = _Run(question, state, tracer, gates, meter, abort or threading.Event())
+        run = _Run(question, state, tracer, gates, meter, abort or threading.Event(),
+                   deadline_s=deadline_s, max_query_chars=self.limits.max_query_chars)
         state.status = "running"
         state.start_question()
         history = state.conversation.render()
@@ -155,7 +210,7 @@ class AgentRuntime:
         try:
             run.checkpoint()
             standalone = self._contextualize(run, question, history)
-            route = self._route(run, standalone)
+            route = _clip_route(run, self._route(run, standalone))
             run.route = route
             if not run.gates.should_retrieve(route):
                 answer = _no_retrieval_answer(route)
@@ -218,11 +273,13 @@ class AgentRuntime:
                         detail=f"prompts {prompts.PROMPT_VERSION}")
         return route
 
-    def _retrieve(self, run: _Run, route: RouteDecision, queries: Sequence[str]) -> list[Evidence]:
-        """Run each query as its own retrieval, in parallel, each under the tool timeout;
-        a duplicate query is blocked and its old result reused."""
+    def _retrieve(self, run: _Run, route: RouteDecision, queries: Sequence[str], *,
+                  timeout_s: float | None = None) -> list[Evidence]:
+        """Run each query as its own retrieval, in parallel, each under the tool timeout (cut to
+        the time left before the deadline unless ``timeout_s`` says otherwise); a duplicate
+        query is blocked and its old result reused."""
         fresh = []
-        for q in queries:
+        for q in (run.clip(q, "query") for q in queries):
             rec = run.retrieval.queries.get(normalize_query(q))
             if rec is not None:
                 run.tracer.emit("blocked", tool="semantic_search", args={"query": q},
@@ -253,7 +310,8 @@ class AgentRuntime:
                 return list(evidence)
             return call
 
-        results = self.tools.run_functions([("semantic_search", {"query": q}, one(q)) for q in fresh])
+        results = self.tools.run_functions([("semantic_search", {"query": q}, one(q)) for q in fresh],
+                                           timeout_s=timeout_s or run.tool_timeout(self.tools.timeout_s))
         found: list[Evidence] = []
         for q, obs in zip(fresh, results):
             for event in legs.get(q, []):
@@ -300,6 +358,8 @@ class AgentRuntime:
     def _pipeline(self, run: _Run, route: RouteDecision) -> Answer:
         missing = ""
         for _ in range(self.limits.max_rounds):
+            if self._past_deadline(run, route):
+                break
             if run.step >= self.limits.max_steps:
                 run.cap = f"step cap ({self.limits.max_steps})"
                 break
@@ -323,6 +383,7 @@ class AgentRuntime:
         else:
             run.cap = f"retrieval round cap ({self.limits.max_rounds})"
         run.checkpoint()
+        self._past_deadline(run, route)  # recorded even when the last round ended on its own
         answer, evidence = self._reason(run, route)
         return run.gates.verify(answer.model_copy(update={"question": run.question}), evidence,
                                 written_by_llm=False)
@@ -332,15 +393,16 @@ class AgentRuntime:
         tools = self.tools.schemas()
         finished = False
         while run.step < self.limits.max_steps:
-            run.next_step()
-            if run.llm is not None and run.llm.unavailable() and "budget" in run.llm.unavailable():
-                run.cap = run.llm.unavailable()
+            if self._past_deadline(run, route):
                 break
+            run.next_step()
+            # a spent token budget (or a dead endpoint) ends the model's turns, not the search:
+            # _think falls back to the rules, which go on retrieving until they are satisfied
             action = self._think(run, route, tools, history)
             for fact in action.facts:
-                run.retrieval.add_fact(fact.text, fact.chunk_ids)
+                run.retrieval.add_fact(run.clip(fact.text, "fact"), fact.chunk_ids)
             for gap in action.gaps:
-                run.retrieval.set_gap(gap)
+                run.retrieval.set_gap(run.clip(gap, "gap"))
             if action.final:
                 conf = action.confidence
                 run.tracer.emit("think", detail=action.thought[:300], confidence=conf,
@@ -358,7 +420,7 @@ class AgentRuntime:
 
     def _think(self, run: _Run, route: RouteDecision, tools: list[dict[str, Any]],
                history: str) -> prompts.AgentStep:
-        if run.llm is not None:
+        if run.llm is not None and not run.llm_off:
             msgs = prompts.react_messages(
                 run.question, tools, facts=[f"{f.text} {f.chunk_ids}" for f in run.retrieval.facts],
                 gaps=run.retrieval.gaps, observations=run.observations, notices=run.notices,
@@ -375,6 +437,8 @@ class AgentRuntime:
                 return structured(run.llm, msgs, prompts.AgentStep, max_tokens=400, validate=known_tools)
             except LLMFallback as exc:
                 run.tracer.fallback("think", exc.reason)
+                if run.llm.unavailable():  # budget, deadline or endpoint gone: rules from now on
+                    run.llm_off = True
         return self._rules_action(run, route)
 
     def _rules_action(self, run: _Run, route: RouteDecision) -> prompts.AgentStep:
@@ -409,6 +473,9 @@ class AgentRuntime:
         to_run: list[tuple[str, dict[str, Any]]] = []
         retrieval_round = False
         for call in calls:
+            if isinstance(call.args.get("query"), str):
+                call = call.model_copy(update={"args": {**call.args,
+                                                        "query": run.clip(call.args["query"], "query")}})
             tool = self.tools[call.tool] if call.tool in self.tools else None
             query = str(call.args.get("query") or "")
             if tool is not None and tool.retrieval and query:
@@ -432,20 +499,47 @@ class AgentRuntime:
             to_run.append((call.tool, call.args))
         if retrieval_round:
             run.retrieval.rounds += 1
-        for obs in self.tools.run(to_run):
+        for obs in self.tools.run(to_run, timeout_s=run.tool_timeout(self.tools.timeout_s)):
             self._observe(run, obs)
 
     def _final(self, run: _Run, route: RouteDecision) -> Answer:
         """The final answer, tools disabled: the Reasoner's (conflicts arbitrated), rewritten by the
         LLM writer when one is available and its draft validates, then verified."""
         run.checkpoint()
+        self._past_deadline(run, route)
         run.next_step()
         answer, evidence = self._reason(run, route)
         answer = answer.model_copy(update={"question": run.question})
         written = False
         if run.llm is not None and evidence and answer.status != "abstained":
-            answer, written = self._write(run, answer, evidence)
-        return run.gates.verify(answer, evidence, written_by_llm=written)
+            draft, written = self._write(run, answer, evidence)
+        if not written:
+            return run.gates.verify(answer, evidence, written_by_llm=False)
+        checked = run.gates.verify(draft, evidence, written_by_llm=True)
+        if all(s.supported for s in checked.sentences):
+            return checked
+        return self._unverified_draft(run, answer, checked, evidence)
+
+    def _unverified_draft(self, run: _Run, base: Answer, checked: Answer,
+                          evidence: list[Evidence]) -> Answer:
+        """The LLM's answer failed verification. It never replaces a verified deterministic
+        answer (a model that obeys an instruction planted in a document writes exactly such
+        sentences); otherwise its supported sentences are kept and the rest dropped. Either way
+        a ``fallback`` event names the sentences and the choice."""
+        flagged = [s.text for s in checked.sentences if not s.supported]
+        base = run.gates.verify(base, evidence, written_by_llm=False)
+        kept = [s for s in checked.sentences if s.supported]
+        if (base.status == "answered" and all(s.supported for s in base.sentences)) or not kept:
+            run.tracer.fallback("write", f"the LLM's answer failed verification ({len(flagged)} "
+                                         f"unsupported sentence(s)): the deterministic answer is kept",
+                                args={"unsupported": flagged})
+            return base
+        cited = {c for s in kept for c in s.citations}
+        citations = [c for c in checked.citations if c.chunk_id in cited]
+        run.tracer.fallback("write", f"{len(flagged)} unsupported sentence(s) dropped from the LLM's answer",
+                            args={"unsupported": flagged})
+        return checked.model_copy(update={"sentences": kept, "citations": citations, "status": "answered",
+                                          "text": compose_text(kept, citations, run.question)})
 
     def _write(self, run: _Run, base: Answer, evidence: list[Evidence]) -> tuple[Answer, bool]:
         """(answer, whether the LLM wrote it)."""
@@ -478,7 +572,8 @@ class AgentRuntime:
         return base.model_copy(update={
             "sentences": sentences, "citations": citations,
             "text": compose_text(sentences, citations, run.question),
-            "gaps": list(dict.fromkeys([*base.gaps, *draft.gaps])), "status": "answered"}), True
+            "gaps": list(dict.fromkeys([*base.gaps, *(run.clip(g, "gap") for g in draft.gaps)])),
+            "status": "answered"}), True
 
     # ------------------------------------------------------------------ plan and execute
     def _plan(self, run: _Run, route: RouteDecision) -> Answer:
@@ -486,6 +581,11 @@ class AgentRuntime:
         done: list[tuple[str, str]] = []
         retried: set[str] = set()
         while steps:
+            if self._past_deadline(run, route):
+                if done:  # the steps not reached are gaps; with none done, the whole question was searched
+                    for s in steps:
+                        run.retrieval.set_gap(s)
+                break
             if run.step >= self.limits.max_steps - 1 or run.retrieval.rounds >= self.limits.max_rounds:
                 # keep one step for the final answer; unexecuted sub-questions become gaps
                 run.cap = (f"step cap ({self.limits.max_steps})" if run.step >= self.limits.max_steps - 1
@@ -520,6 +620,7 @@ class AgentRuntime:
 
     def _make_plan(self, run: _Run, route: RouteDecision) -> list[str]:
         rules = route.subqueries[:self.limits.max_plan_steps] or split_question(route.question)[:self.limits.max_plan_steps]
+        rules = [run.clip(s, "plan step") for s in rules]
         if run.llm is None:
             run.tracer.emit("plan", args={"steps": rules}, detail="rules")
             return rules
@@ -529,7 +630,7 @@ class AgentRuntime:
         except LLMFallback as exc:
             run.tracer.fallback("plan", exc.reason, args={"steps": rules})
             return rules
-        steps = [s.strip() for s in out.steps if s.strip()][:self.limits.max_plan_steps]
+        steps = [run.clip(s.strip(), "plan step") for s in out.steps if s.strip()][:self.limits.max_plan_steps]
         run.tracer.emit("plan", args={"steps": steps}, detail="llm")
         return steps
 
@@ -542,11 +643,31 @@ class AgentRuntime:
             return steps
         if out.keep or not out.revised_steps:
             return steps
-        revised = [s.strip() for s in out.revised_steps if s.strip()][:self.limits.max_plan_steps]
+        revised = [run.clip(s.strip(), "plan step") for s in out.revised_steps if s.strip()][:self.limits.max_plan_steps]
         run.tracer.emit("plan", args={"steps": revised}, detail="revised by llm")
         return revised
 
     # ------------------------------------------------------------------ endings
+    def _past_deadline(self, run: _Run, route: RouteDecision) -> bool:
+        """Whether the question's deadline has passed. The first time it has, the cap is set, a
+        ``deadline`` event recorded, and, when nothing was searched yet, one deterministic
+        retrieval runs (under the plain tool timeout) so the answer rests on the documents."""
+        if run.timed_out:
+            return True
+        if run.left() > 0:
+            return False
+        run.timed_out = True
+        run.cap = f"question deadline ({run.deadline_s:g} s)"
+        run.tracer.emit("deadline", args={"deadline_s": run.deadline_s},
+                        detail=f"deadline of {run.deadline_s:g} s reached after "
+                               f"{time.monotonic() - run.started:.1f} s: the LLM is no longer waited "
+                               f"for; the deterministic answer from what was found follows")
+        if run.retrieval.rounds == 0:
+            queries = plan_rules(route)[:1]
+            if queries:
+                self._retrieve(run, route, queries, timeout_s=self.tools.timeout_s)
+        return True
+
     def _aborted(self, run: _Run) -> Answer:
         r = run.retrieval
         zh = prompts.language_of(run.question) == "zh"
@@ -680,7 +801,17 @@ def _no_retrieval_answer(route: RouteDecision) -> Answer:
     return Answer(question=route.question, text=text, status="abstained", gaps=[gap], route=route)
 
 
+def _clip_route(run: _Run, route: RouteDecision) -> RouteDecision:
+    """The route with its query and sub-questions cut to the run's query length."""
+    query = run.clip(route.query, "query")
+    subs = [run.clip(s, "subquery") for s in route.subqueries]
+    if query == route.query and subs == list(route.subqueries):
+        return route
+    return route.model_copy(update={"query": query, "subqueries": subs})
+
+
 def _cap_zh(cap: str) -> str:
     return (cap.replace("retrieval round cap", "检索轮数上限").replace("step cap", "步数上限")
+            .replace("question deadline", "单题时限")
             .replace("token budget of", "token 预算").replace("spent", "已用完")
             .replace("no new query left to run", "没有新的查询可执行"))

@@ -54,11 +54,13 @@ class Session:
         self._abort.set()
 
     def ask(self, question: str, *, mode: Mode | None = None, llm: LLM | None = None,
-            on_event: Callable[[TraceEvent], None] | None = None) -> Answer:
+            on_event: Callable[[TraceEvent], None] | None = None,
+            deadline_s: float | None = None) -> Answer:
+        """One question (``deadline_s``: None = the runtime's ``limits.deadline_s``)."""
         with self._lock:
             try:
                 answer = self.runtime.run(question, state=self.state, mode=mode, on_event=on_event,
-                                          abort=self._abort, llm=llm)
+                                          abort=self._abort, llm=llm, deadline_s=deadline_s)
             except BaseException:
                 self.state.status = "failed"
                 raise
@@ -69,12 +71,13 @@ class Session:
         return answer
 
     def ask_interruptible(self, question: str, *, mode: Mode | None = None, llm: LLM | None = None,
-                          on_event: Callable[[TraceEvent], None] | None = None) -> Answer:
+                          on_event: Callable[[TraceEvent], None] | None = None,
+                          deadline_s: float | None = None) -> Answer:
         """:meth:`ask` in a worker thread, so Ctrl-C in the calling thread aborts the run between
         steps and returns its partial answer (status "aborted") instead of a traceback."""
         answer: Answer | None = None
         try:
-            for item in self.stream(question, mode=mode, llm=llm):
+            for item in self.stream(question, mode=mode, llm=llm, deadline_s=deadline_s):
                 if isinstance(item, Answer):
                     answer = item
                 elif on_event is not None:
@@ -85,15 +88,16 @@ class Session:
             answer = self.state.answers[-1]
         return answer
 
-    def stream(self, question: str, *, mode: Mode | None = None,
-               llm: LLM | None = None) -> Iterator[TraceEvent | Answer]:
+    def stream(self, question: str, *, mode: Mode | None = None, llm: LLM | None = None,
+               deadline_s: float | None = None) -> Iterator[TraceEvent | Answer]:
         """Events as they happen, then the answer. Closing the iterator early aborts the run."""
         q: queue.Queue = queue.Queue()
         result: dict[str, object] = {}
 
         def work() -> None:
             try:
-                result["answer"] = self.ask(question, mode=mode, llm=llm, on_event=q.put)
+                result["answer"] = self.ask(question, mode=mode, llm=llm, on_event=q.put,
+                                            deadline_s=deadline_s)
             except BaseException as exc:  # re-raised in the consumer's thread
                 result["error"] = exc
             finally:

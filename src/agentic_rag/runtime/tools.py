@@ -10,13 +10,15 @@ is derived from the signature, its description from the docstring::
         "Full-text search for exact wording: model numbers, names, clause numbers."
 
 Calls go through :meth:`ToolRegistry.run`: arguments are validated, independent calls run in
-parallel on a thread pool, and each has a timeout (default 5 s). Anything the *model* caused — an
-unknown tool, bad arguments, a timeout, a refused host, a failing backend — comes back as an
-:class:`Observation` the model can react to; only programming errors in declaring tools raise.
+parallel, each in its own daemon thread, and each has a timeout (default 5 s); a call still
+running at its timeout is abandoned, and the process never waits for it at exit. Anything the
+*model* caused — an unknown tool, bad arguments, a timeout, a refused host, a failing backend —
+comes back as an :class:`Observation` the model can react to; only programming errors in
+declaring tools raise.
 
 Built-ins (:func:`builtin_tools`): ``semantic_search``, ``exact_search``, ``graph_lookup``,
 ``structured_query`` (named, parameterized SQL registered by the user; never free SQL) and
-``http_get`` (allow-listed hosts only).
+``http_get`` (allow-listed hosts and ports only).
 """
 
 from __future__ import annotations
@@ -28,7 +30,7 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import ThreadPoolExecutor
+from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 from typing import Any, get_type_hints
@@ -96,14 +98,11 @@ def _params_model(fn: Callable[..., Any], name: str) -> type[BaseModel]:
 class ToolRegistry:
     """Named tools with derived JSON schemas, run with validation, parallelism and timeouts."""
 
-    def __init__(self, *, timeout_s: float = 5.0, max_workers: int = 4) -> None:
+    def __init__(self, *, timeout_s: float = 5.0) -> None:
         if timeout_s <= 0:
             raise ConfigError(f"tool timeout must be > 0 seconds, got {timeout_s}")
         self.timeout_s = timeout_s
         self._tools: dict[str, Tool] = {}
-        # A timed-out call keeps its worker until it returns (Python cannot kill a thread); the
-        # pool is sized so one stuck backend cannot starve the others.
-        self._pool = ThreadPoolExecutor(max_workers=max_workers, thread_name_prefix="arag-tool")
 
     def register(self, fn: Callable[..., Any], *, name: str | None = None,
                  description: str | None = None, retrieval: bool = False) -> Tool:
@@ -166,7 +165,7 @@ class ToolRegistry:
         for i, item in enumerate(prepared):
             if not isinstance(item, Observation):
                 starts[i] = time.perf_counter()
-                futures[i] = self._pool.submit(item[2])
+                futures[i] = _start(item[0], item[2])
         out: list[Observation] = []
         deadline = time.perf_counter() + timeout
         for i, item in enumerate(prepared):
@@ -178,7 +177,6 @@ class ToolRegistry:
                 # all calls started together, so they share one deadline
                 result = futures[i].result(timeout=max(0.0, deadline - time.perf_counter()))
             except FutureTimeout:
-                futures[i].cancel()
                 out.append(Observation(tool=name, args=args, ok=False,
                                        error=f"timed out after {timeout:g} s; continue with what you "
                                              f"have or try another query / 超时，请基于已有结果继续或换查询",
@@ -206,7 +204,25 @@ class ToolRegistry:
             return Observation(tool=name, args=args, ok=False, error=f"invalid arguments: {err}")
 
     def close(self) -> None:
-        self._pool.shutdown(wait=False, cancel_futures=True)
+        """Nothing to release: calls run in their own threads (kept for callers that close)."""
+
+
+def _start(name: str, thunk: Callable[[], Any]) -> Future:
+    """Run ``thunk`` in a new daemon thread. Python cannot kill a thread, so a call that outlives
+    its timeout is abandoned; as a daemon it cannot hold the process at exit (a pool's workers
+    would: the interpreter joins them), and one stuck backend never starves the next call."""
+    future: Future = Future()
+
+    def work() -> None:
+        if not future.set_running_or_notify_cancel():
+            return
+        try:
+            future.set_result(thunk())
+        except BaseException as exc:  # handed to the caller, who decides what is an observation
+            future.set_exception(exc)
+
+    threading.Thread(target=work, name=f"arag-tool-{name}", daemon=True).start()
+    return future
 
 
 def _observe(name: str, args: dict[str, Any], result: Any) -> Observation:
@@ -372,22 +388,42 @@ def builtin_tools(registry: ToolRegistry, *, retriever: Any = None, router: Any 
         registry.register(structured_query, description=(
             f"{inspect.getdoc(structured_query)} Available: {catalogue}"))
 
-    allow = {h.lower() for h in http_allow}
+    allow = {_allow_entry(h) for h in http_allow}
     if allow:
+        shown = ", ".join(sorted(h if p is None else f"{h}:{p}" for h, p in allow))
+
         def http_get(url: str) -> str:
             """GET a URL on an allow-listed host and return the start of its text. 调用白名单 HTTP 接口。"""
             import httpx
 
             parsed = urlparse(url)
             host = (parsed.hostname or "").lower()
-            if parsed.scheme not in ("http", "https") or host not in allow:
-                raise ToolError(f"host {host or url!r} is not allow-listed ({', '.join(sorted(allow))})")
+            try:
+                port = parsed.port or {"http": 80, "https": 443}.get(parsed.scheme)
+            except ValueError:  # a port that is not a number
+                port = None
+            # an entry with a port allows exactly that port; one without, only the scheme defaults
+            allowed = parsed.scheme in ("http", "https") and port is not None and (
+                (host, port) in allow or ((host, None) in allow and port in (80, 443)))
+            if not allowed:
+                raise ToolError(f"{host or url!r} port {port} is not allow-listed ({shown})")
             try:
                 resp = httpx.get(url, timeout=http_timeout_s, follow_redirects=False)
             except httpx.HTTPError as exc:
                 raise ToolError(f"GET {url} failed: {type(exc).__name__}") from exc
             return f"HTTP {resp.status_code}\n{resp.text[:2000]}"
 
-        registry.register(http_get, description=(
-            f"{inspect.getdoc(http_get)} Hosts: {', '.join(sorted(allow))}"))
+        registry.register(http_get, description=f"{inspect.getdoc(http_get)} Hosts: {shown}")
     return registry
+
+
+def _allow_entry(entry: str) -> tuple[str, int | None]:
+    """``"host"``, ``"host:8080"`` or ``"[::1]:8080"`` as (lower-case host, port or None)."""
+    parsed = urlparse(f"//{entry.strip()}")
+    try:
+        port = parsed.port
+    except ValueError as exc:
+        raise ConfigError(f"http allow-list entry {entry!r}: the port is not a number") from exc
+    if not parsed.hostname:
+        raise ConfigError(f"http allow-list entry {entry!r} names no host")
+    return parsed.hostname.lower(), port

@@ -4,7 +4,8 @@ A :class:`Tracer` belongs to one run. It stamps each event with the session id a
 step, keeps them in order (they end up in ``Answer.trace``) and hands each one, as it happens, to
 an optional ``sink`` callback: that is how the CLI prints progress and the service streams
 server-sent events. Secrets never reach it: events carry tool arguments and reasons, never
-provider settings.
+provider settings, and a fallback reason (often an endpoint's own error text) is redacted once
+more here, in case a provider other than the built-in ones let a token through.
 """
 
 from __future__ import annotations
@@ -17,6 +18,7 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from typing import Any
 
+from agentic_rag.models.llm import redact
 from agentic_rag.types import TraceEvent
 
 log = logging.getLogger(__name__)
@@ -46,7 +48,7 @@ class Tracer:
         event = TraceEvent(session_id=self.session_id, step=self.step, kind=kind, tool=tool,
                            args=copy.deepcopy(args) if args else {}, duration_ms=round(duration_ms, 3),
                            evidence_ids=evidence_ids or [], confidence=confidence,
-                           fallback=fallback, detail=detail)
+                           fallback=redact(fallback) if fallback else None, detail=detail)
         self.add(event)
         return event
 
