@@ -136,7 +136,6 @@ class ServerSettings(_Section):
     deadline_s: float = Field(3.0, gt=0, description="an LLM-backed answer that would take longer "
                               "is replaced by the deterministic answer")
     heartbeat_s: float = Field(10.0, gt=0, description="SSE comment sent while a step is running")
-    max_question_chars: int = Field(8000, ge=1, description="longer questions get a 422")
     max_body_mb: float = Field(1.0, gt=0, description="JSON request bodies above this get a 413")
     cache: bool = Field(True, description="answer cache for questions asked outside a session")
     cors_origins: list[str] = Field(default_factory=list, description="empty: CORS off")

@@ -211,10 +211,10 @@ class Service:
                 "runtime": s.runtime.model_dump(mode="json"), "embedder": s.embedder.provider}
 
     def _question(self, question: str) -> str:
-        limit = self.settings.server.max_question_chars
+        limit = self.settings.runtime.max_question_chars
         if len(question) > limit:
             raise InputError("question_too_long", f"the question has {len(question)} characters; "
-                             f"the limit is server.max_question_chars = {limit}", 413)
+                             f"the limit is runtime.max_question_chars = {limit}", 413)
         question = question.strip()
         if not question:
             raise InputError("empty_question", "the question is empty")
