@@ -375,24 +375,26 @@ def strip_label(sentence: str) -> str:
 
 # -- wording --------------------------------------------------------------------------------
 
-#: every phrase the Reasoner writes itself, per language; the fact-check ignores exactly these
+#: every phrase the Reasoner writes itself, per language; the fact-check ignores exactly these.
+#: They name sources and content, not "rules" (规定, provision), so that they read right for
+#: news and reports as for regulations
 TEMPLATES: dict[str, dict[str, str]] = {
     "zh": {
-        "conflict": "各文件规定不一致：{winner}规定为{value}（胜出，规则：{rule}）；{losers}。",
+        "conflict": "各来源说法不一致：{winner}为{value}（胜出，规则：{rule}）；{losers}。",
         "loser": "{source}为{value}（{state}）",
         "xref": "{text}",
         "abstain": "根据现有资料，{missing}，无法回答。",
-        "gap": "未找到关于{missing}的规定",
+        "gap": "未找到关于{missing}的内容",
         "partial": "另外，{missing}。",
-        "undecided": "各文件规定不一致，无法判定以哪一项为准：{values}。",
+        "undecided": "各来源说法不一致，无法判定以哪一项为准：{values}。",
         "unsupported": "（需人工审核）",
     },
     "en": {
-        "conflict": "Sources differ: {winner} sets {value} (wins; rule: {rule}); {losers}.",
-        "loser": "{source} sets {value} ({state})",
+        "conflict": "Sources differ: {winner} states {value} (wins; rule: {rule}); {losers}.",
+        "loser": "{source} states {value} ({state})",
         "xref": "{text}",
         "abstain": "This cannot be answered from the documents: {missing}.",
-        "gap": "no provision found on {missing}",
+        "gap": "nothing found on {missing}",
         "partial": "Not found: {missing}.",
         "undecided": "Sources differ and no rule decides between them: {values}.",
         "unsupported": " (needs review)",

@@ -60,7 +60,7 @@ from agentic_rag.agents.compose import (
     split_sentences,
     strip_label,
 )
-from agentic_rag.agents.conflicts import Arbiter, Decision, Fact, facts_of, find_conflicts
+from agentic_rag.agents.conflicts import Arbiter, Decision, Fact, aligned_conflicts, facts_of, find_conflicts
 from agentic_rag.agents.overrides import OverrideRule, load_overrides
 from agentic_rag.agents.quantities import extract_quantities, same_value
 from agentic_rag.config import ReasonerSettings
@@ -542,6 +542,14 @@ class Reasoner:
                 owner[id(f)] = s
                 facts.append(f)
         groups = find_conflicts(facts)
+        # prose: another document's version of a quoted sentence with one value changed
+        by_quote = {(s.chunk.chunk_id, s.quote): s for s in relevant}
+        for group in aligned_conflicts([(s.quote, s.chunk, s.idx) for s in relevant]):
+            for f in group:
+                owner[id(f)] = by_quote[(f.chunk.chunk_id, f.sentence)]
+            groups.append(group)
+        groups = [g for g in groups
+                  if _about_question(g, plan, route.question, [owner[id(f)] for f in g], chosen)]
         if not groups:
             return [], [], chosen
         keyset = {t.key for t in plan.terms}
@@ -568,6 +576,8 @@ class Reasoner:
             conflict, decision = self.arbiter.conflict(group, route)
             conflicts.append(conflict)
             decisions.append(decision)
+            if decision.rule == "tie":
+                continue  # no value won: the answer keeps what it quoted, the conflict says why
             winner_sentence = owner[id(decision.winner)]
             for f in group:
                 s = owner[id(f)]
@@ -799,6 +809,27 @@ def _preamble_keys(question: str) -> set[str]:
     return keys
 
 
+#: answer types (indices of _ANSWER_TYPES) answered by a name: who, where
+_NAME_ANSWERS = frozenset({0, 1})
+
+
+def _about_question(group: Sequence[Fact], plan: _Plan, question: str,
+                    sentences: Sequence[_Sentence], chosen: Sequence[_Sentence]) -> bool:
+    """Whether a disagreement concerns what was asked: a question asking for one kind of value
+    (a date, an amount) is not answered by a disagreement about another kind (a name, a rate),
+    and a yes/no question only by one in the sentences its answer quotes, not next to them."""
+    kind = group[0].quantity.kind
+    if kind == "entity" and re.search(r"\d", group[0].quantity.raw):
+        kind = "number"
+    allowed = {kind} | ({"count", "number"} if kind in ("count", "number") else set())
+    if plan.asked_kinds and not allowed & plan.asked_kinds:
+        return False
+    if plan.answer_types & _NAME_ANSWERS and not plan.asks_quantity and kind != "entity":
+        return False  # "who won ..." is not answered by two dates
+    yes_no = bool(_YES_NO.search(question)) and not _EXPLICIT_QUANTITY.search(question)
+    return not yes_no or any(s in chosen for s in sentences)
+
+
 def _unasked_condition(sentence: str, asked: TextCover) -> bool:
     """Whether a sentence applies only under a condition the question does not state: at least
     three words in its leading condition, and the question (or its formal rewrite) covers fewer
@@ -972,9 +1003,16 @@ def _join(lang: str, pieces: Sequence[str]) -> str:
     return " ".join(p if p.endswith((".", ")")) else p + "." for p in pieces if p)
 
 
+#: a source's title is shortened to this many characters in a conflict sentence (a passage
+#: without a title is named by its first line)
+_TITLE_CHARS = 40
+
+
 def _source(v, lang: str, same_title: bool) -> str:  # v: ConflictValue
     year = v.publish_date.year if v.publish_date else None
     clause = v.clause or ""
+    if len(v.title) > _TITLE_CHARS:
+        v = v.model_copy(update={"title": v.title[:_TITLE_CHARS - 1].rstrip() + "…"})
     if lang == "zh":
         prefix = f"{year}年" if year and (same_title or str(year) not in v.title) else ""
         return f"{prefix}《{v.title}》{clause}" if v.title else f"{prefix}{clause}"
