@@ -297,6 +297,10 @@ class Retriever:
         entities = list(route.slots.entities)
         rels = multihop.relations(question)
         subs = list(route.subqueries) or multihop.decompose(question, entities)
+        # another hop only when the question asks about a thing it does not name ("the mayor of
+        # what city", "where was the director of X born"); a comparison's sides are its own queries
+        needs_bridge = multihop.needs_hop(question, rels) and (
+            bool(rels) or (route.language == "en" and bool(entities) and not subs))
         seen: set[str] = set()
         queries: list[_Query] = []
         plan = [_Query(main_text, 1, "main")]
@@ -329,9 +333,6 @@ class Retriever:
                                     evidence_ids=[c for c, _ in _top(pool, k)]))
             # sufficiency: entities covered, relation bridged?
             top_chunks = self._get([c for c, _ in _top(pool, max(k, 8))])
-            # English questions about one entity usually ask for something its page only
-            # names ("the mayor of what city"): look one hop further when possible
-            needs_bridge = bool(rels) or (route.language == "en" and bool(entities) and not subs)
             bridged = any(q.role == "hop" and q.ranked and
                           multihop.title_matches(q.entity, self._chunks[q.ranked[0]])
                           for q in queries if q.ranked and q.ranked[0] in self._chunks)
@@ -348,6 +349,12 @@ class Retriever:
                     trace.append(TraceEvent(kind="fallback", fallback="max_rounds reached",
                                             detail=f"stopped after {rnd} rounds; still missing "
                                                    + ", ".join(cov.missing)))
+                break
+            if not needs_bridge:
+                # what is missing is a name of the question itself: a bridge hop finds other
+                # names, never that one
+                trace.append(TraceEvent(kind="gate", tool="sufficiency", args={"round": rnd},
+                                        detail="single-hop question: no bridge to follow, stopping"))
                 break
             plan = self._next_hops(question, queries, rnd, entities, bridged_names, trace)
             if not plan:
@@ -882,8 +889,7 @@ def _hops_needed(rels: Sequence[str], question: str = "") -> int:
     """How many bridge hops the question seems to chain: one per relation word ("grandfather",
     "uncle", "in-law" chain two), or one per nested clause ("the state where the performer of
     X died" -> 2), whichever is larger."""
-    by_rel = sum(2 if r in ("grandfather", "grandmother", "uncle", "aunt", "in-law", "祖父", "祖母") else 1
-                 for r in rels)
+    by_rel = sum(2 if r in multihop.CHAINED_RELATIONS else 1 for r in rels)
     nested = len(_RE_NESTED.findall(re.sub(r"^\s*\w+", "", question)))  # not the opening wh-word
     return max(by_rel, min(nested, 3))
 
