@@ -37,6 +37,8 @@ def differences(a: str, b: str) -> list[tuple[str, str]]:
     ("青溪杯围棋赛的冠军是林晓川，他在决赛中执黑取胜。",
      "青溪杯围棋赛的冠军是赵明远，他在决赛中执黑取胜。", [("林晓川", "赵明远")]),
     ("该园区共有48个泊位，全部对外开放。", "该园区共有148个泊位，全部对外开放。", [("48", "148")]),
+    ("The 2020 race was won by Jonas Vingaard ahead of the field.",
+     "The 2020 race was won by Tadej Pogačar ahead of the field.", [("Jonas Vingaard", "Tadej Pogačar")]),
     ("新款平板搭载天玑9200芯片，续航更长。", "新款平板搭载天玑8100芯片，续航更长。", [("天玑9200", "天玑8100")]),
 ])
 def test_two_versions_of_a_statement_differ_in_one_value(a, b, expected):

@@ -336,8 +336,9 @@ def _disagreements(groups: Iterable[Sequence[Fact]]) -> list[list[Fact]]:
 
 # -- conflicts in prose -------------------------------------------------------------------------
 
+_LATIN = "A-Za-z\u00c0-\u024f"  # with accents: Pogačar, Müller
 _ALIGN_TOKEN = re.compile(
-    r"[\u3400-\u9fff]+|\d+(?:[.,:]\d+)*|[A-Za-z](?:\.[A-Za-z])+\.?|[A-Za-z]+(?:['’\-][A-Za-z]+)*|\S")
+    rf"[\u3400-\u9fff]+|\d+(?:[.,:]\d+)*|[{_LATIN}](?:\.[{_LATIN}])+\.?|[{_LATIN}]+(?:['’\-][{_LATIN}]+)*|\S")
 #: tokens that join the parts of one name ("史蒂文·斯皮尔伯格", "Tampa, Florida"): a difference
 #: on both sides of one is a single difference
 _JOINERS = frozenset("·・-‐'’,")
@@ -395,7 +396,7 @@ def _is_value(text: str, words: Sequence[str]) -> bool:
         proper = any(t is not None and t.startswith(_PROPER_TAGS) for t in tags) or \
             any(t is None and len(w) >= 2 for w, t in zip(cjk, tags))
         return proper or all(is_nounish(w) for w in cjk if len(w) >= 2) and len("".join(cjk)) >= 2
-    names = [w for w in words if re.match(r"[A-Za-z]", w)]
+    names = [w for w in words if re.match(f"[{_LATIN}]", w)]
     if not names or any(w.lower() not in _NAME_LINKS and not w[0].isupper() for w in names):
         return False
     return any(w[0].isupper() and w.lower() not in STOP_EN for w in names)
