@@ -21,6 +21,7 @@ if TYPE_CHECKING:
     from agentic_rag.agents.reasoner import Reasoner
     from agentic_rag.agents.retriever import Retriever
     from agentic_rag.agents.router import Router
+    from agentic_rag.agents.vocabulary import Vocabulary
     from agentic_rag.ingest.pipeline import IngestReport
     from agentic_rag.runtime import AgentRuntime
     from agentic_rag.store.embedded import EmbeddedStore
@@ -38,6 +39,7 @@ class Engine:
         self._router: Router | None = None
         self._retriever: Retriever | None = None
         self._reasoner: Reasoner | None = None
+        self._vocabulary: Vocabulary | None = None
         self._embedder: Any = None
         self._vectors: Any = None
         self._vectors_loaded = False
@@ -56,11 +58,20 @@ class Engine:
         return self._store
 
     @property
+    def vocabulary(self) -> Vocabulary:
+        """Synonyms and colloquial rules (packaged + the user's), shared by the three agents."""
+        if self._vocabulary is None:
+            from agentic_rag.agents.vocabulary import Vocabulary
+
+            self._vocabulary = Vocabulary.from_settings(self.settings)
+        return self._vocabulary
+
+    @property
     def router(self) -> Router:
         if self._router is None:
             from agentic_rag.agents.router import Router
 
-            self._router = Router(self.settings.router)
+            self._router = Router(self.settings.router, vocabulary=self.vocabulary)
         return self._router
 
     @property
@@ -70,7 +81,7 @@ class Engine:
 
             embedder, vectors = self._dense()
             self._retriever = Retriever(self.store, self.settings.retrieval,
-                                        embedder=embedder, vectors=vectors)
+                                        embedder=embedder, vectors=vectors, vocabulary=self.vocabulary)
         return self._retriever
 
     @property
@@ -78,7 +89,7 @@ class Engine:
         if self._reasoner is None:
             from agentic_rag.agents.reasoner import Reasoner
 
-            self._reasoner = Reasoner(self.settings.reasoner)
+            self._reasoner = Reasoner(self.settings.reasoner, vocabulary=self.vocabulary)
         return self._reasoner
 
     def _dense(self) -> tuple[Any, Any]:

@@ -148,9 +148,10 @@ class Evidence(BaseModel):
 
 
 class Quantity(BaseModel):
-    """A normalized value mentioned in a claim: 3个工作日 -> (3, 'workday')."""
+    """A normalized value mentioned in a claim: 3个工作日 -> (3, 'workday'); a name stated as a
+    value ("Tampa" in "Tampa hosted the final") is kind ``entity``, its value the lowercased text."""
 
-    kind: Literal["percent", "money", "duration", "date", "number", "count"]
+    kind: Literal["percent", "money", "duration", "date", "number", "count", "entity"]
     value: float | str
     unit: str = ""
     raw: str

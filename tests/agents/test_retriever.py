@@ -297,6 +297,40 @@ def test_single_hop_policy_question_stays_one_round(policy: Any) -> None:
     assert [t.args["round"] for t in r.trace if t.kind == "retrieve" and "round" in t.args] == [1]
 
 
+def test_single_hop_english_question_about_a_named_company_stays_one_round(store: Any, add_doc) -> None:
+    add_doc(store, "h", "Harbor Loom Ltd Staff Rules", [
+        ("2.1", "Standard working hours at Harbor Loom Ltd are 9:00 to 17:30, Monday to Friday."),
+        ("2.2", "It is the manager who approves overtime in advance."),
+    ], language="en")
+    add_doc(store, "m", "Monday Club", [(None, "Monday Club is a chess society founded in 1990.")], language="en")
+    r = Retriever(store)
+    r.retrieve(Router().route("What are the standard working hours at Harbor Loom Ltd?"), k=3)
+    assert [t.args["round"] for t in r.trace if t.kind == "retrieve" and "round" in t.args] == [1]
+    assert not [t for t in r.trace if t.kind == "hop"]
+
+
+@pytest.mark.parametrize(("question", "hop"), [
+    ("When did Lothair II's mother die?", True),
+    ("Where was the director of film Blue Night born?", True),
+    ("What nationality is the composer of film Grey Harbour?", True),
+    ("At the last census, what was the population of the town where Ada Moss was born?", True),
+    ("Noel Hart has worked with the mayor of what city?", True),
+    ("Who is the paternal grandfather of Rolf Berg?", True),
+    ("王小明的母亲是哪一年去世的？", True),
+    ("Who is the director of Blue Night?", False),
+    ("王小明的母亲是谁？", False),
+    ("What are the standard working hours at Harbor Loom Ltd?", False),
+    ("Who won the 2022 Harbour Poetry Prize?", False),
+    ("What was Harbor Loom's revenue in 2023?", False),
+    ("Within how long must a lost company laptop be reported?", False),
+    ("Who must approve a team offsite?", False),
+])
+def test_another_hop_only_for_a_thing_the_question_does_not_name(question: str, hop: bool) -> None:
+    from agentic_rag.agents import multihop
+
+    assert multihop.needs_hop(question) is hop
+
+
 # -- integration: the real embedded store and ingest pipeline -------------------------------------
 
 _V2023 = """# 某市医疗保障待遇办法（2023年版）

@@ -71,13 +71,11 @@ def test_preferred_version(router: Router, question: str, version: str) -> None:
 
 
 def test_colloquial_question_is_normalized_and_can_be_switched_off() -> None:
-    on = Router().route("看病的钱怎么回到我卡里")
-    # "my card" in a benefits question is the social security card the refund is paid to
-    assert on.query == "医疗费用 报销 到账 社会保障卡"
+    on = Router().route("买药的钱能报多少")
+    assert on.query == "药品费用 报销比例"
     assert on.intent[:2] == ["医保", "报销"] and not on.fallback
-    assert Router().route("能报多少").query == "报销比例"
-    off = Router(RouterSettings(normalize_colloquial=False)).route("看病的钱怎么回到我卡里")
-    assert "医疗费用" not in off.query and "回到我卡里" in off.query
+    off = Router(RouterSettings(normalize_colloquial=False)).route("买药的钱能报多少")
+    assert "药品费用" not in off.query and "买药的钱" in off.query
 
 
 def test_low_confidence_gives_the_recorded_default_route(router: Router) -> None:
@@ -184,13 +182,22 @@ def test_a_question_asking_two_things_searches_each_part() -> None:
 
 
 @pytest.mark.parametrize(("question", "formal"), [
-    ("我在三甲医院住院能报多少", "三级定点医疗机构"),
     ("临时去外省看病住院", "跨省异地就医"),
-    ("天这么热公司要给补贴吗", "高温"),
-    ("I just got back from a work trip", "business trip"),
+    ("出差的钱什么时候报", "差旅费"),
 ])
 def test_everyday_words_are_rewritten_to_the_formal_terms(question: str, formal: str) -> None:
     assert formal in Router().route(question).query
+
+
+@pytest.mark.parametrize(("question", "kept"), [
+    # 三甲 hospitals are one grade of 三级 hospitals: a rewrite to 三级 would change the question
+    ("我在三甲医院住院能报多少", "三甲医院"),
+    # "the card" is not the answer's social security card until a document says so
+    ("钱什么时候打到卡里", "卡里"),
+])
+def test_rewrites_that_change_what_is_asked_are_not_made(question: str, kept: str) -> None:
+    query = Router().route(question).query
+    assert kept in query and "三级定点医疗机构" not in query and "社会保障卡" not in query
 
 
 def test_a_question_about_disagreeing_sources_is_not_split_into_its_sources() -> None:
@@ -203,7 +210,6 @@ def test_a_question_about_disagreeing_sources_is_not_split_into_its_sources() ->
 
 @pytest.mark.parametrize(("question", "formal"), [
     ("我被裁员了能领失业金吗", "失业保险金"),
-    ("丢了工作怎么办", "失业"),
     ("老婆生孩子我能休几天", "陪产假"),
     ("上班路上出了车祸算工伤吗", "上下班途中"),
     ("公积金能取出来付房租吗", "提取"),

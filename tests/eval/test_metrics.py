@@ -139,3 +139,8 @@ def test_percentiles_with_ties_match_numpy_linear():
 def test_mean_skips_missing():
     assert M.mean([1.0, None, 0.0]) == 0.5
     assert M.mean([None]) is None
+
+
+def test_a_conflict_no_rule_decides_is_undecided_whichever_value_is_listed_first():
+    c = _conflict(["Glendale, Arizona", "Tampa, Florida"], 0).model_copy(update={"rule": "undecided"})
+    assert M.conflict_verdict([c], ["Tampa, Florida"], ["Glendale, Arizona"]) == (True, "undecided")

@@ -14,17 +14,16 @@ ingest step extends with the corpus's own defined terms; English by Snowball ste
 
 from __future__ import annotations
 
-import json
 import re
 import string
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from functools import lru_cache
-from importlib import resources
 
 import Stemmer
 
 from agentic_rag.agents.quantities import extract_quantities, quantity_key
+from agentic_rag.agents.vocabulary import packaged_vocabulary
 from agentic_rag.numerals import normalize_digits
 from agentic_rag.tokenizer import cut, cut_for_search, dictionary_path
 
@@ -55,7 +54,7 @@ STOP_EN = frozenset(
     "those i me my we our you your he she they them their can could may might must shall should "
     "will would there here and or not no any some if then than so please tell know get got under "
     "per into out up down over after before within just also really get gets got getting go goes "
-    "going went have has had having happen happens happened happening back fast quickly soon "
+    "going went have has had having happen happens happened happening fast quickly soon "
     "able allowed like want wants need needs one ones thing things way ways still yet ever "
     "two three four five six seven eight nine ten once".split()
 )
@@ -89,12 +88,14 @@ def _norm(text: str) -> str:
 @dataclass(frozen=True)
 class Term:
     """A content word of a question: ``text`` as written, ``key`` used for matching (a stem for
-    English), ``soft`` for generic rule words that rank but do not decide coverage."""
+    English), ``soft`` for generic rule words that rank but do not decide coverage, ``alts`` the
+    words the vocabulary says mean the same (empty: the packaged synonyms)."""
 
     text: str
     key: str
     soft: bool = False
     cjk: bool = True
+    alts: tuple[str, ...] = ()
 
 
 def _merge_unknown(words: list[str]) -> list[str]:
@@ -215,25 +216,10 @@ def content_terms(text: str) -> list[Term]:
     return terms
 
 
-@lru_cache(maxsize=1)
-def _synonym_groups() -> tuple[frozenset[str], ...]:
-    """The packaged synonym groups (abbreviation and full form), lowercased."""
-    try:
-        raw = resources.files("agentic_rag").joinpath("data/synonyms.json").read_text("utf-8")
-        groups = json.loads(raw).get("groups", [])
-    except (FileNotFoundError, ModuleNotFoundError, json.JSONDecodeError, AttributeError):
-        return ()
-    return tuple(frozenset(str(t).lower() for t in g) for g in groups if isinstance(g, list))
-
-
 def synonyms(term: str) -> set[str]:
-    low = term.lower()
-    out: set[str] = set()
-    for group in _synonym_groups():
-        if low in group:
-            out |= group
-    out.discard(low)
-    return out
+    """The packaged synonyms of ``term`` (lowercased); a Reasoner given a user vocabulary gives
+    each question :class:`Term` its own (:attr:`Term.alts`)."""
+    return packaged_vocabulary().synonyms(term)
 
 
 #: unit words whose first characters are another word (工作日 is a day, not 工作 "work")
@@ -278,14 +264,15 @@ class TextCover:
 
     def covers(self, term: Term | str) -> bool:
         word = term.text if isinstance(term, Term) else term
+        alts = term.alts if isinstance(term, Term) and term.alts else ()
         if isinstance(term, Term) and not term.cjk:
-            return term.key in self.stems or self._has(word)
+            return term.key in self.stems or self._has(word) or any(self._has(s) for s in alts)
         if self._has(word):
             return True
         if is_cjk(word) and len(word) > 2 and all(self._has(a) for a in atoms(word)) \
                 and atoms(word) != (word,):
             return True
-        if any(self._has(s) for s in synonyms(word)):
+        if any(self._has(s) for s in alts or synonyms(word)):
             return True
         return self._abbreviation(word)
 
@@ -375,24 +362,26 @@ def strip_label(sentence: str) -> str:
 
 # -- wording --------------------------------------------------------------------------------
 
-#: every phrase the Reasoner writes itself, per language; the fact-check ignores exactly these
+#: every phrase the Reasoner writes itself, per language; the fact-check ignores exactly these.
+#: They name sources and content, not "rules" (规定, provision), so that they read right for
+#: news and reports as for regulations
 TEMPLATES: dict[str, dict[str, str]] = {
     "zh": {
-        "conflict": "各文件规定不一致：{winner}规定为{value}（胜出，规则：{rule}）；{losers}。",
+        "conflict": "各来源说法不一致：{winner}为{value}（胜出，规则：{rule}）；{losers}。",
         "loser": "{source}为{value}（{state}）",
         "xref": "{text}",
         "abstain": "根据现有资料，{missing}，无法回答。",
-        "gap": "未找到关于{missing}的规定",
+        "gap": "未找到关于{missing}的内容",
         "partial": "另外，{missing}。",
-        "undecided": "各文件规定不一致，无法判定以哪一项为准：{values}。",
+        "undecided": "各来源说法不一致，无法判定以哪一项为准：{values}。",
         "unsupported": "（需人工审核）",
     },
     "en": {
-        "conflict": "Sources differ: {winner} sets {value} (wins; rule: {rule}); {losers}.",
-        "loser": "{source} sets {value} ({state})",
+        "conflict": "Sources differ: {winner} states {value} (wins; rule: {rule}); {losers}.",
+        "loser": "{source} states {value} ({state})",
         "xref": "{text}",
         "abstain": "This cannot be answered from the documents: {missing}.",
-        "gap": "no provision found on {missing}",
+        "gap": "nothing found on {missing}",
         "partial": "Not found: {missing}.",
         "undecided": "Sources differ and no rule decides between them: {values}.",
         "unsupported": " (needs review)",

@@ -18,23 +18,42 @@ named in :attr:`Conflict.rule`:
    company, configurable) × ``1/(1+0.1·age_years)``.
 
 When nothing separates them the rule is ``undecided`` and the Reasoner asks for review.
+
+Prose states its facts without units: "Tampa hosted the 2021 Super Bowl" and "Glendale hosted the
+2021 Super Bowl" disagree about a place, "郭敬明是《小时代》的作者" and "韩寒是《小时代》的作者"
+about a person. Two sentences of different documents that say the same thing except for one
+short span (:func:`value_differences`) state two values of one matter when that span is a value —
+a number, a date, or a name (capitalized words in English; a noun or a name in Chinese, never a
+verb or a degree word): :func:`aligned_conflicts`. The rest of the two sentences is the matter.
 """
 
 from __future__ import annotations
 
 import datetime as dt
+import difflib
 import re
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from agentic_rag.agents.compose import STOP_EN, STOP_ZH, atoms, segment, stem, strip_label, synonyms
+from agentic_rag.agents.compose import (
+    STOP_EN,
+    STOP_ZH,
+    atoms,
+    is_nounish,
+    segment,
+    stem,
+    strip_label,
+    synonyms,
+    word_tag,
+)
 from agentic_rag.agents.overrides import OverrideRule, clause_matches
 from agentic_rag.agents.quantities import comparable, extract_quantities, quantity_key
+from agentic_rag.numerals import normalize_digits
 from agentic_rag.types import Chunk, Conflict, ConflictValue, Quantity, RouteDecision
 
 __all__ = [
     "Fact", "facts_of", "matter_terms", "same_matter", "same_fact_matter", "find_conflicts", "Arbiter",
-    "authority_level", "DEFAULT_AUTHORITY_WEIGHTS",
+    "authority_level", "DEFAULT_AUTHORITY_WEIGHTS", "value_differences", "aligned_conflicts",
 ]
 
 #: base weight per level of issuing authority (the seed article: State Council 0.9, province 0.7)
@@ -82,6 +101,9 @@ def matter_terms(text: str) -> tuple[str, ...]:
     return tuple(out)
 
 
+#: a date that opens a text and is set off from it ("Jul 13, 2019 ... Halep beats ...") is when
+#: the text was written, not a value it states
+_DATELINE = re.compile(r"\s*(?:\.{2,}|…|—|–|-\s|\||·|:)")
 _LIST_ITEM = re.compile(r"^\s*(?:[（(][一二三四五六七八九十\d]+[)）]|[一二三四五六七八九十]+、|\d+[.、)）]|[-*•])")
 _RESPECTIVELY = re.compile(r"分别|respectively", re.I)
 
@@ -140,7 +162,8 @@ def facts_of(sentence: str, chunk: Chunk, rank: int = 0) -> list[Fact]:
     def seg_of(i: int) -> int:
         return next((k for k, (s, e) in enumerate(segs) if s <= i < e), len(segs) - 1)
 
-    valued = [k for k, q in enumerate(quantities) if not (q.kind == "date" and q.unit == "year")]
+    valued = [k for k, q in enumerate(quantities) if not (q.kind == "date" and q.unit == "year")
+              and not (q.kind == "date" and _DATELINE.match(sentence, spans[k][1]) and not sentence[:spans[k][0]].strip())]
     first_seg = min((seg_of(spans[k][0]) for k in valued), default=0)
     lead = _lead_sentence(chunk, sentence) + " " + sentence[:segs[first_seg][0]]
     raws = [q.raw for q in quantities]
@@ -213,10 +236,24 @@ def same_matter(a: Sequence[str], b: Sequence[str]) -> bool:
     return inter >= min(2, len(sa), len(sb)) and (sa <= sb or sb <= sa)
 
 
+def _years(sentence: str) -> frozenset[str]:
+    """The years a sentence is about (its dateline aside)."""
+    found = extract_quantities(sentence)
+    if found and sentence.lstrip().startswith(found[0].raw) and \
+            _DATELINE.match(sentence, sentence.find(found[0].raw) + len(found[0].raw)):
+        found = found[1:]
+    return frozenset(str(q.value)[:4] for q in found
+                     if q.kind == "date" and re.match(r"\d{4}", str(q.value)))
+
+
 def same_fact_matter(a: Fact, b: Fact) -> bool:
     """Two facts are about the same matter when their own segments agree (one contains the
     other: 在职职工 vs 退休人员 are different) and their lead-ins are mostly shared (half of the
-    words or more), since two documents introduce the same rule in their own words."""
+    words or more), since two documents introduce the same rule in their own words. Sentences
+    about different years ("2022年春运……" / "2023年春运……") are about different periods."""
+    ya, yb = _years(a.sentence), _years(b.sentence)
+    if ya and yb and not ya & yb:
+        return False
     if not (a.local and b.local):
         return same_matter(a.matter, b.matter)
     if not same_matter(a.local, b.local):
@@ -280,19 +317,223 @@ def find_conflicts(facts: Sequence[Fact]) -> list[list[Fact]]:
     groups: dict[int, list[Fact]] = {}
     for i in range(n):
         groups.setdefault(root(i), []).append(facts[i])
+    return _disagreements(groups.values())
+
+
+def _disagreements(groups: Iterable[Sequence[Fact]]) -> list[list[Fact]]:
+    """The groups whose documents disagree, each with one representative per document (its
+    best-ranked fact), when those representatives still state different values."""
     out: list[list[Fact]] = []
-    for members in groups.values():
-        docs = {f.chunk.doc_id for f in members}
-        values = {quantity_key(f.quantity) for f in members}
-        if len(docs) > 1 and len(values) > 1:
-            # one representative per document: its best-ranked fact
-            per_doc: dict[str, Fact] = {}
-            for f in sorted(members, key=lambda f: f.rank):
-                per_doc.setdefault(f.chunk.doc_id, f)
-            reps = list(per_doc.values())
-            if len({quantity_key(f.quantity) for f in reps}) > 1:
-                out.append(reps)
+    for members in groups:
+        per_doc: dict[str, Fact] = {}
+        for f in sorted(members, key=lambda f: f.rank):
+            per_doc.setdefault(f.chunk.doc_id, f)
+        reps = list(per_doc.values())
+        if len({quantity_key(f.quantity) for f in reps}) > 1:
+            out.append(reps)
     return out
+
+
+# -- conflicts in prose -------------------------------------------------------------------------
+
+_LATIN = "A-Za-z\u00c0-\u024f"  # with accents: Pogačar, Müller
+_ALIGN_TOKEN = re.compile(
+    rf"[\u3400-\u9fff]+|\d+(?:[.,:]\d+)*|[{_LATIN}](?:\.[{_LATIN}])+\.?|[{_LATIN}]+(?:['’\-][{_LATIN}]+)*|\S")
+#: tokens that join the parts of one name ("史蒂文·斯皮尔伯格", "Tampa, Florida"): a difference
+#: on both sides of one is a single difference
+_JOINERS = frozenset("·・-‐'’,")
+#: English words that may stand inside a name ("Bank of China", "Tampa, Florida")
+_NAME_LINKS = frozenset("of and the de du la le von van der den da di y & ,".split())
+_PROPER_TAGS = ("nr", "ns", "nt", "nz")
+#: the shared part of two aligned sentences: at least this share of the shorter one's words
+ALIGNED_SHARE = 0.6
+#: a differing value is short: at most this many characters on either side
+_MAX_VALUE_CHARS = 30
+
+
+def _align_tokens(text: str) -> list[tuple[str, int, int]]:
+    """Tokens with their spans: Chinese runs cut into dictionary words, numbers whole, English
+    words and abbreviations (U.S.) whole, every other character alone."""
+    out: list[tuple[str, int, int]] = []
+    for m in _ALIGN_TOKEN.finditer(text):
+        tok, at = m.group(0), m.start()
+        if re.match(r"[\u3400-\u9fff]", tok) and len(tok) > 1:
+            words = segment(tok)
+            if "".join(words) != tok:
+                words = list(tok)
+            for w in words:
+                out.append((w, at, at + len(w)))
+                at += len(w)
+        else:
+            out.append((tok, at, m.end()))
+    return out
+
+
+def _norm_token(tok: str) -> str:
+    return normalize_digits(tok).lower()
+
+
+def _is_content(tok: str) -> bool:
+    low = tok.lower()
+    if re.fullmatch(r"\W", tok):
+        return False
+    return not (low in STOP_EN or tok in STOP_ZH)
+
+
+def _is_value(text: str, words: Sequence[str]) -> bool:
+    """Whether a differing span states a value: a number (a bare year names the matter, not a
+    value), a name in English (capitalized words), a noun or a name in Chinese (no verb)."""
+    if re.search(r"\d", text):
+        return not _is_year(text)
+    if re.search(r"[\u3400-\u9fff]", text):
+        cjk = [w for w in words if re.match(r"[\u3400-\u9fff]", w)]
+        if not cjk or any(w in STOP_ZH for w in cjk):
+            return False
+        tags = [word_tag(w) for w in cjk]
+        if any(len(w) >= 2 and t is not None and t.startswith("v") and not t.startswith("vn")
+               for w, t in zip(cjk, tags)):
+            return False  # 提高 / 降低: a change of wording, not of value
+        proper = any(t is not None and t.startswith(_PROPER_TAGS) for t in tags) or \
+            any(t is None and len(w) >= 2 for w, t in zip(cjk, tags))
+        return proper or all(is_nounish(w) for w in cjk if len(w) >= 2) and len("".join(cjk)) >= 2
+    names = [w for w in words if re.match(f"[{_LATIN}]", w)]
+    if not names or any(w.lower() not in _NAME_LINKS and not w[0].isupper() for w in names):
+        return False
+    return any(w[0].isupper() and w.lower() not in STOP_EN for w in names)
+
+
+def _is_year(text: str) -> bool:
+    year = re.fullmatch(r"\s*(\d{4})\s*年?\s*", text)
+    return bool(year) and 1900 <= int(year.group(1)) <= 2100
+
+
+def _widen(sentence: str, start: int, end: int) -> tuple[int, int]:
+    """A numeric difference widened to its whole quantity (1361 of 1361万人 -> 1361万人)."""
+    if not re.search(r"\d", sentence[start:end]):
+        return start, end
+    pos = 0
+    for q in extract_quantities(sentence):
+        at = sentence.find(q.raw, pos)
+        if at < 0:
+            continue
+        pos = at + len(q.raw)
+        if at <= start < pos or at < end <= pos:
+            return min(start, at), max(end, pos)
+    m = re.compile(r"\s*(?:[%‰％]|[万亿]+)").match(sentence, end)
+    if m:
+        return start, m.end()
+    # a bare number glued to the name it numbers: 骁龙835, iPhone11
+    head = re.search(r"(?:[A-Za-z]+|[\u3400-\u9fff]{2,4})$", sentence[:start])
+    if head and not re.match(r"[\u3400-\u9fff]", head.group(0)):
+        return head.start(), end
+    if head:
+        words = segment(head.group(0))
+        singles = len(words) - next((k for k, w in enumerate(reversed(words)) if len(w) > 1), len(words))
+        # an unknown name falls apart into characters (骁龙 -> 骁, 龙): they are one word
+        word = "".join(words[singles:]) if len(words) - singles >= 2 else words[-1]
+        tag = word_tag(word)
+        if len(word) >= 2 and (tag is None or tag.startswith(("n", "eng"))):
+            return start - len(word), end
+    return start, end
+
+
+def value_differences(a: str, b: str) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """The spans where two versions of one statement state different values.
+
+    The sentences are aligned word by word; they are versions of one statement when their
+    shared words are at least :data:`ALIGNED_SHARE` of the shorter one's (and three or more).
+    Each differing stretch (stretches joined by a name joiner count as one) that is a value on
+    both sides is returned as ``((start_a, end_a), (start_b, end_b))``. More than one differing
+    value means the two sentences are about different things (another year, another place),
+    so the answer is then empty, as it is when the sentences do not align.
+
+        >>> a, b = "Tampa hosted the 2021 final.", "Glendale hosted the 2021 final."
+        >>> [(a[x:y], b[u:v]) for (x, y), (u, v) in value_differences(a, b)]
+        [('Tampa', 'Glendale')]
+    """
+    ta, tb = _align_tokens(a), _align_tokens(b)
+    if not ta or not tb:
+        return []
+    na, nb = [_norm_token(t[0]) for t in ta], [_norm_token(t[0]) for t in tb]
+    ops = difflib.SequenceMatcher(None, na, nb, autojunk=False).get_opcodes()
+    shared = sum(1 for tag, i1, i2, _, _ in ops if tag == "equal" for k in range(i1, i2) if _is_content(ta[k][0]))
+    size = min(sum(_is_content(t[0]) for t in ta), sum(_is_content(t[0]) for t in tb))
+    if shared < 3 or shared < ALIGNED_SHARE * size:
+        return []
+    regions: list[list[int]] = []  # [i1, i2, j1, j2]
+    for k, (tag, i1, i2, j1, j2) in enumerate(ops):
+        if tag == "equal":
+            continue
+        if regions and k >= 2 and ops[k - 1][0] == "equal" and regions[-1][1] == ops[k - 1][1] \
+                and all(t[0] in _JOINERS for t in ta[ops[k - 1][1]:ops[k - 1][2]]):
+            regions[-1][1], regions[-1][3] = i2, j2
+            continue
+        regions.append([i1, i2, j1, j2])
+    values: list[tuple[tuple[int, int], tuple[int, int]]] = []
+    for i1, i2, j1, j2 in regions:
+        if i1 == i2 or j1 == j2:
+            continue  # a word only one side has: detail or scope, not another value
+        sa, sb = _widen(a, ta[i1][1], ta[i2 - 1][2]), _widen(b, tb[j1][1], tb[j2 - 1][2])
+        va, vb = a[sa[0]:sa[1]], b[sb[0]:sb[1]]
+        if max(len(va), len(vb)) > _MAX_VALUE_CHARS:
+            continue
+        if _DATELINE.match(a, sa[1]) and not a[:sa[0]].strip():
+            continue  # when each text was written, not what it says
+        if _is_year(va) and _is_year(vb):
+            return []  # another year: another period or event, not another value
+        if _is_value(va, [t[0] for t in ta[i1:i2]]) and _is_value(vb, [t[0] for t in tb[j1:j2]]):
+            values.append((sa, sb))
+    # the same substitution made twice ("大武汉 … 湖北武汉" / "大成都 … 湖北成都") is one value
+    pairs = {(_norm_token(a[x:y]), _norm_token(b[u:v])) for (x, y), (u, v) in values}
+    return values[:1] if len(pairs) == 1 else []
+
+
+def _value_quantity(text: str) -> Quantity:
+    found = extract_quantities(text)
+    if len(found) == 1 and found[0].raw.strip() == text.strip():
+        return found[0]
+    return Quantity(kind="entity", value=re.sub(r"\s+", " ", normalize_digits(text)).strip().lower(),
+                    unit="", raw=text.strip())
+
+
+def aligned_conflicts(sentences: Sequence[tuple[str, Chunk, int]],
+                      anchors: Sequence[str] = ()) -> list[list[Fact]]:
+    """Conflict groups from sentences of different documents that are versions of one
+    statement with one value changed (:func:`value_differences`).
+
+    ``sentences`` are (sentence, chunk, rank); when ``anchors`` are given (the sentences an
+    answer quotes), only pairs with an anchor are compared. Pairs that disagree between the
+    same two values ("Tampa" vs "Glendale" in three pairs of reports) form one group with one
+    representative per document, its best-ranked sentence."""
+    anchored = set(anchors)
+    grams = [_gram_set(s) for s, _, _ in sentences]
+    by_values: dict[frozenset, list[Fact]] = {}
+    for i, (sa, ca, ra) in enumerate(sentences):
+        for j in range(i + 1, len(sentences)):
+            sb, cb, rb = sentences[j]
+            if ca.doc_id == cb.doc_id or (anchored and sa not in anchored and sb not in anchored):
+                continue
+            if len(grams[i] & grams[j]) < 0.3 * min(len(grams[i]), len(grams[j])):
+                continue  # cheap test first: too few shared character pairs to align
+            diff = value_differences(sa, sb)
+            if not diff:
+                continue
+            (x, y), (u, v) = diff[0]
+            qa, qb = _value_quantity(sa[x:y]), _value_quantity(sb[u:v])
+            if not comparable(qa, qb) or quantity_key(qa) == quantity_key(qb) \
+                    or qb.raw.lower() in synonyms(qa.raw):
+                continue
+            matter = matter_terms(sa[:x] + " " + sa[y:])
+            key = frozenset({quantity_key(qa), quantity_key(qb)})
+            group = by_values.setdefault(key, [])
+            group.append(Fact(ca, sa, qa, matter, ra, matter, ()))
+            group.append(Fact(cb, sb, qb, matter, rb, matter, ()))
+    return _disagreements(by_values.values())
+
+
+def _gram_set(text: str) -> frozenset[str]:
+    t = re.sub(r"\s+", "", text.lower())
+    return frozenset(t[i:i + 2] for i in range(len(t) - 1))
 
 
 # -- authority ------------------------------------------------------------------------------

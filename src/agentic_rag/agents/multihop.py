@@ -8,6 +8,10 @@ Pure functions over text and chunks, used by the Retriever between rounds:
 - :func:`bridge_entities` reads a retrieved passage and returns the names it gives for those
   relations ("... son of Emperor Lothair I and Ermengarde of Tours" -> "Ermengarde of Tours"),
   which become the next hop's queries.
+- :func:`needs_hop` says whether the question needs another hop at all: it relates its entity
+  to another one it does not name and asks something about that one ("Where was the director
+  of X born?"), while "Who is the director of X?" and "What are the working hours at X?" are
+  answered by X's own passage.
 - :func:`coverage` is the sufficiency check: which of the question's entities and relation
   bridges the retrieved passages cover, and the one element still missing.
 
@@ -25,7 +29,7 @@ from agentic_rag.agents.router import extract_names
 from agentic_rag.types import Chunk
 
 __all__ = ["decompose", "relations", "bridge_entities", "coverage", "Coverage", "title_matches",
-           "content_words",
+           "content_words", "needs_hop",
            "title_within"]
 
 # relation word in a question -> phrases that introduce the related entity in a passage
@@ -124,6 +128,77 @@ def relations(question: str) -> list[str]:
         if rel in question and rel not in found:
             found.append(rel)
     return found
+
+
+#: relation words that chain two relations by themselves (a grandfather is a father's father)
+CHAINED_RELATIONS = frozenset({"grandfather", "grandmother", "uncle", "aunt", "in-law", "祖父", "祖母"})
+# "Who is ...", "What was ...": a question asking for the thing its head noun phrase names
+_RE_DIRECT_EN = re.compile(r"^\s*(?:who|whom|what)\s+(?:is|was|are|were)\s+", re.IGNORECASE)
+# "What nationality is ... / When did ...": the wh-phrase and its verb, before the noun phrase
+_RE_ASK_EN = re.compile(r"^\s*(?:(?:in|at|on|for|from|of|by|to|with)\s+)?"
+                        r"(?:what|which|who|whom|when|where|why|how)(?:\s+(?:much|many|long|old|far))?"
+                        r"(?:\s+[a-z]+)?\s+(?:is|was|are|were|did|does|do|has|have|had)\s+", re.IGNORECASE)
+# the head noun phrase asked about: "the director of the Avatar movie", "Lothair II's mother"
+_RE_HEAD_EN = re.compile(r"(?:the\s+)?(?:(?:[A-Z][\w.\-]*\s+)*[\w.\-)]+['’]s\s+)?"
+                         r"(?:[a-z\-]+\s+){0,2}?[a-z\-]+(?:\s+of\s+(?:the\s+)?(?:(?:film|song|album|book|novel)\s+)?"
+                         r"[A-Z0-9][\w.'’\-:]*(?:\s+[A-Z0-9(][\w.'’\-:()]*)*)?")
+# what relates the asked thing to a thing the question does not name: a relative clause (full
+# or reduced: "the country Signmark is from", "the country containing X"), an embedded question
+# word ("a singer from what state"), a comparison with another thing ("the same county as X")
+_RE_CLAUSE_EN = re.compile(
+    r"\b(?:where|which|who|whom|whose|that)\b(?!\s*[?]?\s*$)|"
+    r"\b(?:of|from|in|by|for|at|with|on|to)\s+(?:what|which)\b|\bthe\s+same\s+[a-z]+\s+as\b|"
+    r"\bthe\s+[a-z]+\s+(?:[A-Z][\w.\-]*\s+)+(?:is|was|are|were)\b|\bthe\s+[a-z]+\s+[a-z]+ing\s+[A-Z]")
+# ... or another thing's property outside the head noun phrase ("the bomb on X's birthplace",
+# "the place of birth of the director of film X")
+_RE_RELATED_EN = re.compile(
+    r"(?:\b[A-Z][\w.\-]*|\))['’]s\s+[a-z]|"
+    r"\bthe\s+[a-z]+(?:\s+of\s+[a-z]+)?\s+of\s+(?:the\s+)?(?:[a-z]+\s+)?[A-Z]")
+_RE_DIRECT_ZH = re.compile(r"^(?:[^的，,？?]{1,30})的(?P<rel>[\u4e00-\u9fff]{1,4})(?:是|为)(?:谁|什么|哪位|哪个|何人)[？?]?$|"
+                           r"^谁是(?:[^的，,？?]{1,30})的(?P<rel2>[\u4e00-\u9fff]{1,4})[？?]?$")
+
+
+def needs_hop(question: str, rels: Sequence[str] | None = None) -> bool:
+    """Whether the question needs another hop: it relates an entity it names to another one it
+    does not, and asks something about that one.
+
+    Two relation words chain ("the mother of the director of X"), and so does a relation that
+    is two by itself (grandfather). A relation asked for itself ("Who is the director of X?",
+    "《X》的导演是谁") is answered by X's own passage, and so is a property of X ("What are the
+    working hours at X?"). A property of a related thing needs the hop: "Where was the director
+    of X born?", "When did X's mother die?", "the city where X was born", "the mayor of what
+    city"."""
+    rels = relations(question) if rels is None else list(rels)
+    if len(rels) >= 2 or any(r in CHAINED_RELATIONS for r in rels):
+        return True
+    if any(r in _ZH_RELATIONS for r in rels):
+        zh = _RE_DIRECT_ZH.match(question.strip())
+        return not zh or (zh.group("rel") or zh.group("rel2")) not in rels
+    if rels and not _relational(question, rels[0]):
+        rels = []  # "a lost company laptop", "a team offsite": the word names no relation here
+    ask = _RE_ASK_EN.match(question)
+    rest = question[ask.end():] if ask else question
+    if _RE_CLAUSE_EN.search(rest):
+        return True
+    direct = _RE_DIRECT_EN.match(question) is not None
+    head = _RE_HEAD_EN.match(rest) if ask else None
+    text = head.group(0) if head else ""
+    if rels:
+        cues = (rels[0], *(a for a, r in _EN_ALIASES.items() if r == rels[0]))
+        if not (direct and any(re.search(rf"\b{re.escape(c)}", text, re.IGNORECASE) for c in cues)):
+            return True  # the relation leads to the thing asked about, not to the answer
+    elif head and not direct and re.search(r"\sof\s|['’]s\s", text):
+        return True  # "What nationality is the wife of X", "When did X's mother die"
+    return bool(_RE_RELATED_EN.search(rest[head.end():] if head else rest))
+
+
+def _relational(question: str, rel: str) -> bool:
+    """Whether an English relation word links two things in the question: "the director of
+    X", "X's mother", "the team that ...", "directed by X" (not "a company laptop")."""
+    words = "|".join(re.escape(w) for w in (rel, *(a for a, r in _EN_ALIASES.items() if r == rel)))
+    return re.search(rf"\b(?:{words})s?\s+(?:of|who|whom|whose|that|which|where|by|for|from|in|is|was)\b|"
+                     rf"['’]s\s+(?:[a-z\-]+\s+)?(?:{words})\b|\b(?:{words})-in-law\b",
+                     question, re.IGNORECASE) is not None
 
 
 def decompose(question: str, entities: Sequence[str] = ()) -> list[str]:

@@ -174,7 +174,9 @@ def _date_year(m: re.Match[str]) -> Quantity | None:
 
 _CURRENCY = {"元": "CNY", "块": "CNY", "人民币": "CNY", "rmb": "CNY", "cny": "CNY", "yuan": "CNY",
              "¥": "CNY", "￥": "CNY", "美元": "USD", "$": "USD", "＄": "USD", "us$": "USD",
-             "usd": "USD", "dollar": "USD", "dollars": "USD"}
+             "usd": "USD", "dollar": "USD", "dollars": "USD", "€": "EUR", "eur": "EUR", "euro": "EUR",
+             "euros": "EUR", "欧元": "EUR", "£": "GBP", "gbp": "GBP", "英镑": "GBP", "日元": "JPY",
+             "jpy": "JPY", "港元": "HKD", "港币": "HKD", "hkd": "HKD"}
 
 
 def _money(m: re.Match[str]) -> Quantity | None:
@@ -283,12 +285,12 @@ _RULES: tuple[_Rule, ...] = (
     _Rule("date-en-dmy", re.compile(rf"\b(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?P<mon>{_MONTH_RE})\s*,?\s+(?P<y>(?:19|20)\d{{2}})\b", _I),
           _date_en_mdy),
     _Rule("money-prefix", re.compile(
-        rf"(?P<pre>US\$|[$＄¥￥]|\b(?:RMB|CNY|USD)\s?)\s*(?P<n>{_ASCII_NUM})\s*(?P<mult>[万亿千]|\b(?:thousand|million|billion|bn|k|m)\b)?", _I),
+        rf"(?P<pre>US\$|[$＄¥￥€£]|\b(?:RMB|CNY|USD|EUR|GBP|JPY|HKD)\s?)\s*(?P<n>{_ASCII_NUM})\s*(?P<mult>[万亿千]|\b(?:thousand|million|billion|bn|k|m)\b)?", _I),
           _money),
     _Rule("money-zh", re.compile(
-        rf"{_CN_GUARD}(?P<n>{_NUM})\s*(?P<mult>[万亿])?\s*(?P<cur>元|块|美元|人民币)"), _money),
+        rf"{_CN_GUARD}(?P<n>{_NUM})\s*(?P<mult>[万亿])?\s*(?P<cur>元|块|美元|人民币|欧元|英镑|日元|港元|港币)"), _money),
     _Rule("money-en", re.compile(
-        rf"\b(?P<n>{_ASCII_NUM})\s*(?P<mult>thousand|million|billion)?\s*(?P<cur>yuan|dollars?|RMB|CNY|USD)\b", _I),
+        rf"\b(?P<n>{_ASCII_NUM})\s*(?P<mult>thousand|million|billion)?\s*(?P<cur>yuan|dollars?|euros?|RMB|CNY|USD|EUR|GBP|JPY|HKD)\b", _I),
           _money),
     _Rule("points-zh", re.compile(rf"{_CN_GUARD}(?P<n>{_NUM})\s*个?百分点"), _points),
     _Rule("points-en", re.compile(rf"\b(?P<n>{_EN_NUM})\s+percentage points?\b", _I), _points),

@@ -18,8 +18,7 @@
    (由谁 -> "由……审批"), and the question's own wording; a source of another version than the
    one asked for counts less, and so does a rule for a special case the question does not name
    ("临时外出就医人员跨省异地住院的，……" for "住院能报多少"). A yes/no question (算不算, 是否,
-   "Is ...") asks whether a rule applies, not for a value; the asker's own story before an
-   English question ("I just got back from a trip - how fast ...") only sets the scene.
+   "Is ...") asks whether a rule applies, not for a value.
 3. **Selection.** One best sentence per sub-question (question sentences, and the items of
    "……、……和……分别是多少"), then sentences that add question words the answer lacks (a sibling
    sentence of a clause already quoted first), then the clauses and tables the chosen sentences
@@ -42,7 +41,7 @@ import math
 import re
 import time
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from agentic_rag.agents.compose import (
     RULE_WORDS,
@@ -60,9 +59,10 @@ from agentic_rag.agents.compose import (
     split_sentences,
     strip_label,
 )
-from agentic_rag.agents.conflicts import Arbiter, Decision, Fact, facts_of, find_conflicts
+from agentic_rag.agents.conflicts import Arbiter, Decision, Fact, aligned_conflicts, facts_of, find_conflicts
 from agentic_rag.agents.overrides import OverrideRule, load_overrides
 from agentic_rag.agents.quantities import extract_quantities, same_value
+from agentic_rag.agents.vocabulary import Vocabulary, packaged_vocabulary
 from agentic_rag.config import ReasonerSettings
 from agentic_rag.numerals import cn_to_int
 from agentic_rag.types import (
@@ -194,8 +194,11 @@ class Reasoner:
     """Deterministic evidence-chain reasoning; see the module docstring for the steps."""
 
     def __init__(self, settings: ReasonerSettings | None = None, *, today: dt.date | None = None,
-                 overrides: Sequence[OverrideRule] | None = None) -> None:
+                 overrides: Sequence[OverrideRule] | None = None,
+                 vocabulary: Vocabulary | None = None) -> None:
         self.settings = settings or ReasonerSettings()
+        # the synonyms a question word may be written as (the user's groups included)
+        self.vocabulary = vocabulary or packaged_vocabulary()
         if overrides is None:
             overrides = load_overrides(self.settings.overrides_file) if self.settings.overrides_file else []
         self.overrides = list(overrides)
@@ -297,26 +300,22 @@ class Reasoner:
 
     # -- planning --------------------------------------------------------------------------
     def _plan(self, question: str, route: RouteDecision, evidence: Sequence[Evidence]) -> _Plan:
-        q_terms = content_terms(question)
+        q_terms = self._with_synonyms(content_terms(question), question)
         asks_conflict = bool(_ASKS_CONFLICT.search(question))
         if asks_conflict:
             # "不一致", "为准", "prevail" say that sources disagree, not what about
-            q_terms = [Term(t.text, t.key, True, t.cjk) if _CONFLICT_WORDS.search(t.text) else t
-                       for t in q_terms]
+            q_terms = [replace(t, soft=True) if _CONFLICT_WORDS.search(t.text) else t for t in q_terms]
         query = route.query.strip() if route.query else ""
         query_cover = TextCover(query) if query and query != question.strip() else None
         terms: list[Term] = []
         base: dict[str, float] = {}
         named = {x.lower() for x in (*route.slots.places, *route.slots.entities)}
-        background = _preamble_keys(question)
         for t in q_terms:
-            # scene-setting words before an English question's asking clause rank, but do not
-            # decide coverage ("I just got back from Berlin - how fast ...")
-            soft = t.soft or t.key in background
+            soft = t.soft
             # the Router rewrote a colloquial word into formal terms: the rewrite is what counts
             if query_cover is not None and not query_cover.covers(t):
                 soft = True
-            t = Term(t.text, t.key, soft, t.cjk)
+            t = replace(t, soft=soft)
             terms.append(t)
             if soft:
                 base[t.key] = 0.35
@@ -327,9 +326,9 @@ class Reasoner:
         if query_cover is not None:
             # the Router's formal rewrite of colloquial words ("能报多少" -> 报销比例) ranks like
             # the question's own words, but a question is not out of scope for lacking it
-            for t in content_terms(query):
+            for t in self._with_synonyms(content_terms(query), query):
                 if t.key not in base:
-                    terms.append(Term(t.text, t.key, True, t.cjk))
+                    terms.append(replace(t, soft=True))
                     base[t.key] = 0.35 if t.soft else 1.0
         # two single characters in a row are an unknown word (起付 of 起付标准) when the evidence
         # writes them together; otherwise they are colloquial filler (先办) and stay dropped
@@ -388,6 +387,19 @@ class Reasoner:
                      frozenset(k for k, p in _ASKED_KIND if p.search(question)),
                      frozenset(i for i, (asks, _) in enumerate(_ANSWER_TYPES) if asks.search(question)),
                      asks_conflict)
+
+    def _with_synonyms(self, terms: Sequence[Term], text: str) -> list[Term]:
+        """Terms with their synonyms; an English word inside a phrase of a synonym group
+        ("pass" of "commuter pass") takes the phrase's synonyms."""
+        phrases = self.vocabulary.phrases_in(text)
+        out = []
+        for t in terms:
+            alts = self.vocabulary.synonyms(t.text)
+            for phrase, others in phrases.items():
+                if not t.cjk and t.text.lower() in phrase.split():
+                    alts |= others
+            out.append(replace(t, alts=tuple(sorted(alts))))
+        return out
 
     def _part_missing(self, part: "_Part", plan: _Plan) -> bool:
         hard = [t for t in part.terms if not t.soft]
@@ -542,6 +554,14 @@ class Reasoner:
                 owner[id(f)] = s
                 facts.append(f)
         groups = find_conflicts(facts)
+        # prose: another document's version of a quoted sentence with one value changed
+        by_quote = {(s.chunk.chunk_id, s.quote): s for s in relevant}
+        for group in aligned_conflicts([(s.quote, s.chunk, s.idx) for s in relevant]):
+            for f in group:
+                owner[id(f)] = by_quote[(f.chunk.chunk_id, f.sentence)]
+            groups.append(group)
+        groups = [g for g in groups
+                  if _about_question(g, plan, route.question, [owner[id(f)] for f in g], chosen)]
         if not groups:
             return [], [], chosen
         keyset = {t.key for t in plan.terms}
@@ -568,6 +588,8 @@ class Reasoner:
             conflict, decision = self.arbiter.conflict(group, route)
             conflicts.append(conflict)
             decisions.append(decision)
+            if decision.rule == "tie":
+                continue  # no value won: the answer keeps what it quoted, the conflict says why
             winner_sentence = owner[id(decision.winner)]
             for f in group:
                 s = owner[id(f)]
@@ -776,27 +798,25 @@ def _asks_quantity(text: str) -> bool:
     return bool(_ASKS_QUANTITY.search(text))
 
 
-_PERSONAL = re.compile(r"\s*(?:i|i'm|i've|we|we're|my|our|me)\b", re.I)
-_WH_EN = re.compile(r"\b(?:how|what|which|who|whom|whose|when|where|why)\b", re.I)
+#: answer types (indices of _ANSWER_TYPES) answered by a name: who, where
+_NAME_ANSWERS = frozenset({0, 1})
 
 
-def _preamble_keys(question: str) -> set[str]:
-    """Keys of the words that only set the scene before an English question's asking clause:
-    in "I just got back from a work trip - how fast do I get my money back?" the trip is
-    background and the refund is what is asked. The preamble is the asker's own story (it
-    opens with I / we / my / our) before the first wh-word, three words or more, ended by a
-    separator (, - : ;)."""
-    keys: set[str] = set()
-    for piece in _QUESTION_PARTS.split(question):
-        m = _WH_EN.search(piece)
-        if not m or m.start() == 0:
-            continue
-        head, rest = piece[:m.start()].rstrip(), piece[m.start():]
-        if not head or head[-1] not in ",-–—:;" or len(head.split()) < 3 or not _PERSONAL.match(head):
-            continue  # "For a two-year contract, how long ..." is a condition, not a scene
-        asked = {t.key for t in content_terms(rest)}
-        keys |= {t.key for t in content_terms(head) if t.key not in asked}
-    return keys
+def _about_question(group: Sequence[Fact], plan: _Plan, question: str,
+                    sentences: Sequence[_Sentence], chosen: Sequence[_Sentence]) -> bool:
+    """Whether a disagreement concerns what was asked: a question asking for one kind of value
+    (a date, an amount) is not answered by a disagreement about another kind (a name, a rate),
+    and a yes/no question only by one in the sentences its answer quotes, not next to them."""
+    kind = group[0].quantity.kind
+    if kind == "entity" and re.search(r"\d", group[0].quantity.raw):
+        kind = "number"
+    allowed = {kind} | ({"count", "number"} if kind in ("count", "number") else set())
+    if plan.asked_kinds and not allowed & plan.asked_kinds:
+        return False
+    if plan.answer_types & _NAME_ANSWERS and not plan.asks_quantity and kind != "entity":
+        return False  # "who won ..." is not answered by two dates
+    yes_no = bool(_YES_NO.search(question)) and not _EXPLICIT_QUANTITY.search(question)
+    return not yes_no or any(s in chosen for s in sentences)
 
 
 def _unasked_condition(sentence: str, asked: TextCover) -> bool:
@@ -972,9 +992,16 @@ def _join(lang: str, pieces: Sequence[str]) -> str:
     return " ".join(p if p.endswith((".", ")")) else p + "." for p in pieces if p)
 
 
+#: a source's title is shortened to this many characters in a conflict sentence (a passage
+#: without a title is named by its first line)
+_TITLE_CHARS = 40
+
+
 def _source(v, lang: str, same_title: bool) -> str:  # v: ConflictValue
     year = v.publish_date.year if v.publish_date else None
     clause = v.clause or ""
+    if len(v.title) > _TITLE_CHARS:
+        v = v.model_copy(update={"title": v.title[:_TITLE_CHARS - 1].rstrip() + "…"})
     if lang == "zh":
         prefix = f"{year}年" if year and (same_title or str(year) not in v.title) else ""
         return f"{prefix}《{v.title}》{clause}" if v.title else f"{prefix}{clause}"

@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import copy
 import datetime as dt
-import json
 import re
 import threading
 import time
@@ -39,13 +38,12 @@ from collections import Counter, OrderedDict
 from collections.abc import Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any, Protocol
 
 from agentic_rag.agents import multihop
+from agentic_rag.agents.vocabulary import Vocabulary, load_synonyms
 from agentic_rag.config import RetrievalSettings
-from agentic_rag.errors import ConfigError
 from agentic_rag.types import POSITION_WEIGHTS, Chunk, Evidence, Filter, RouteDecision, TraceEvent
 
 __all__ = ["Retriever", "Leg", "LegQuery", "BM25Leg", "VectorLeg", "fuse_weighted", "fuse_rrf",
@@ -190,28 +188,6 @@ def fuse_rrf(rankings: dict[str, list[str]], rrf_k: int = 60,
 
 # -- synonyms -----------------------------------------------------------------------------------
 
-def load_synonyms(path: str | Path | None = None) -> list[list[str]]:
-    """Synonym groups from a JSON file ``{"groups": [[term, ...], ...]}``; None -> packaged."""
-    if path is None:
-        where = "<packaged synonyms.json>"
-        text = (resources.files("agentic_rag") / "data" / "synonyms.json").read_text(encoding="utf-8")
-    else:
-        where = str(path)
-        try:
-            text = Path(path).read_text(encoding="utf-8")
-        except OSError as exc:
-            raise ConfigError(f"{where}: cannot read synonyms file: {exc}") from exc
-    try:
-        raw = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"{where}: invalid JSON: {exc}") from exc
-    groups = raw.get("groups") if isinstance(raw, dict) else raw
-    if not isinstance(groups, list) or not all(
-            isinstance(g, list) and len(g) >= 2 and all(isinstance(t, str) and t for t in g) for g in groups):
-        raise ConfigError(f"{where}: synonyms must be {{\"groups\": [[term, term, ...], ...]}}")
-    return groups
-
-
 def _term_in(term: str, text: str) -> bool:
     if re.search(r"[\u3400-\u9fff]", term):
         return term in text
@@ -251,7 +227,7 @@ class Retriever:
 
     def __init__(self, store: Any, settings: RetrievalSettings | None = None, embedder: Any = None,
                  vectors: Any = None, synonyms: str | Path | Sequence[Sequence[str]] | None = None,
-                 legs: Sequence[Leg] | None = None) -> None:
+                 legs: Sequence[Leg] | None = None, vocabulary: Vocabulary | None = None) -> None:
         self.store = store
         self.settings = settings or RetrievalSettings()
         if legs is not None:
@@ -260,7 +236,9 @@ class Retriever:
             self.legs = [BM25Leg(store)]
             if embedder is not None and vectors is not None:
                 self.legs.append(VectorLeg(embedder, vectors))
-        if synonyms is None or isinstance(synonyms, (str, Path)):
+        if vocabulary is not None:
+            self.synonyms = [list(g) for g in vocabulary.synonym_groups]
+        elif synonyms is None or isinstance(synonyms, (str, Path)):
             self.synonyms = load_synonyms(None)
             user = synonyms if synonyms is not None else getattr(self.settings, "synonyms", None)
             if user is not None:
@@ -297,6 +275,10 @@ class Retriever:
         entities = list(route.slots.entities)
         rels = multihop.relations(question)
         subs = list(route.subqueries) or multihop.decompose(question, entities)
+        # another hop only when the question asks about a thing it does not name ("the mayor of
+        # what city", "where was the director of X born"); a comparison's sides are its own queries
+        needs_bridge = multihop.needs_hop(question, rels) and (
+            bool(rels) or (route.language == "en" and bool(entities) and not subs))
         seen: set[str] = set()
         queries: list[_Query] = []
         plan = [_Query(main_text, 1, "main")]
@@ -329,9 +311,6 @@ class Retriever:
                                     evidence_ids=[c for c, _ in _top(pool, k)]))
             # sufficiency: entities covered, relation bridged?
             top_chunks = self._get([c for c, _ in _top(pool, max(k, 8))])
-            # English questions about one entity usually ask for something its page only
-            # names ("the mayor of what city"): look one hop further when possible
-            needs_bridge = bool(rels) or (route.language == "en" and bool(entities) and not subs)
             bridged = any(q.role == "hop" and q.ranked and
                           multihop.title_matches(q.entity, self._chunks[q.ranked[0]])
                           for q in queries if q.ranked and q.ranked[0] in self._chunks)
@@ -348,6 +327,12 @@ class Retriever:
                     trace.append(TraceEvent(kind="fallback", fallback="max_rounds reached",
                                             detail=f"stopped after {rnd} rounds; still missing "
                                                    + ", ".join(cov.missing)))
+                break
+            if not needs_bridge:
+                # what is missing is a name of the question itself: a bridge hop finds other
+                # names, never that one
+                trace.append(TraceEvent(kind="gate", tool="sufficiency", args={"round": rnd},
+                                        detail="single-hop question: no bridge to follow, stopping"))
                 break
             plan = self._next_hops(question, queries, rnd, entities, bridged_names, trace)
             if not plan:
@@ -882,8 +867,7 @@ def _hops_needed(rels: Sequence[str], question: str = "") -> int:
     """How many bridge hops the question seems to chain: one per relation word ("grandfather",
     "uncle", "in-law" chain two), or one per nested clause ("the state where the performer of
     X died" -> 2), whichever is larger."""
-    by_rel = sum(2 if r in ("grandfather", "grandmother", "uncle", "aunt", "in-law", "祖父", "祖母") else 1
-                 for r in rels)
+    by_rel = sum(2 if r in multihop.CHAINED_RELATIONS else 1 for r in rels)
     nested = len(_RE_NESTED.findall(re.sub(r"^\s*\w+", "", question)))  # not the opening wh-word
     return max(by_rel, min(nested, 3))
 

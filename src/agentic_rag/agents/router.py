@@ -19,12 +19,12 @@ import json
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
-from importlib import resources
 from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
+from agentic_rag.agents.vocabulary import Vocabulary, load_colloquial, read_table
 from agentic_rag.config import RouterSettings
 from agentic_rag.dates import find_dates
 from agentic_rag.errors import ConfigError
@@ -67,7 +67,7 @@ def _parse_node(raw: Any, where: str) -> IntentNode:
 
 def load_intent_tree(path: str | Path | None = None) -> IntentTree:
     """Read an intent tree JSON file (``None`` -> the packaged default); ConfigError names the file."""
-    where, text = _read_data(path, "intents.json")
+    where, text = read_table(path, "intents.json")
     try:
         raw = json.loads(text)
     except json.JSONDecodeError as exc:
@@ -78,19 +78,6 @@ def load_intent_tree(path: str | Path | None = None) -> IntentTree:
     if not isinstance(fallback, list) or not fallback or not all(isinstance(f, str) for f in fallback):
         raise ConfigError(f"{where}: 'fallback' must be a non-empty list of strings")
     return IntentTree(tuple(_parse_node(n, where) for n in raw["nodes"]), tuple(fallback))
-
-
-def _read_data(path: str | Path | None, default_name: str) -> tuple[str, str]:
-    if path is None:
-        res = resources.files("agentic_rag") / "data" / default_name
-        return f"<packaged {default_name}>", res.read_text(encoding="utf-8")
-    p = Path(path)
-    try:
-        return str(p), p.read_text(encoding="utf-8")
-    except FileNotFoundError as exc:
-        raise ConfigError(f"{p}: file not found") from exc
-    except (OSError, UnicodeDecodeError) as exc:
-        raise ConfigError(f"{p}: cannot read: {exc}") from exc
 
 
 def _keyword_hit(keyword: str, text_lower: str) -> bool:
@@ -134,7 +121,7 @@ class Lexicon:
         {"place": self.places, "person": self.persons}.get(category, self.entities).add(term)
 
     def load(self, path: str | Path | None) -> None:
-        where, text = _read_data(path, "lexicon.txt")
+        where, text = read_table(path, "lexicon.txt")
         for n, line in enumerate(text.splitlines(), 1):
             line = line.split("#", 1)[0].rstrip()
             if not line.strip():
@@ -145,19 +132,6 @@ class Lexicon:
                 raise ConfigError(f"{where}:{n}: unknown lexicon category {category!r} "
                                   "(use entity, place or person)")
             self.add(term, category)
-
-
-def load_colloquial(path: str | Path | None = None) -> dict[str, str]:
-    where, text = _read_data(path, "colloquial.json")
-    try:
-        raw = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"{where}: invalid JSON: {exc}") from exc
-    rules = raw.get("rules", raw) if isinstance(raw, Mapping) else None
-    if not isinstance(rules, Mapping) or not all(
-            isinstance(k, str) and k and isinstance(v, str) for k, v in rules.items()):
-        raise ConfigError(f"{where}: colloquial rules must map phrases to strings")
-    return {k.lower(): v for k, v in rules.items() if k != "description"}
 
 
 # -- slot patterns ----------------------------------------------------------------------------
@@ -305,9 +279,12 @@ def extract_names(text: str) -> list[str]:
 class Router:
     """Rule-based Router; see the module docstring. Data files come from ``settings`` (``None``
     fields -> packaged defaults; a user lexicon *extends* the packaged one); ``lexicon_terms``
-    adds more entity terms, e.g. the defined terms the ingest pipeline found."""
+    adds more entity terms, e.g. the defined terms the ingest pipeline found; ``vocabulary``
+    (:class:`~agentic_rag.agents.vocabulary.Vocabulary`, shared with the Retriever and the
+    Reasoner) supplies the colloquial rules."""
 
-    def __init__(self, settings: RouterSettings | None = None, lexicon_terms: Iterable[str] = ()) -> None:
+    def __init__(self, settings: RouterSettings | None = None, lexicon_terms: Iterable[str] = (),
+                 vocabulary: Vocabulary | None = None) -> None:
         self.settings = settings or RouterSettings()
         self.tree = load_intent_tree(self.settings.intent_tree)
         self.lexicon = Lexicon()
@@ -316,7 +293,8 @@ class Router:
             self.lexicon.load(self.settings.lexicon)
         for term in lexicon_terms:
             self.lexicon.add(term)
-        self.colloquial = load_colloquial(self.settings.colloquial_rules)
+        self.colloquial = dict(vocabulary.colloquial) if vocabulary is not None else \
+            load_colloquial(self.settings.colloquial_rules)
         self._colloquial_keys = sorted(self.colloquial, key=len, reverse=True)
 
     # public API

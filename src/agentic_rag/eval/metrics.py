@@ -119,8 +119,9 @@ def conflict_verdict(conflicts: Sequence[Conflict], true_aliases: Sequence[str],
                      fake_aliases: Sequence[str]) -> tuple[bool, str | None]:
     """Whether one reported conflict mentions both the true and the fake value, and which won.
 
-    Returns ``(detected, winner)`` with winner ``"true"``, ``"fake"`` or ``"other"`` (the winning
-    value names neither), ``None`` when nothing was detected."""
+    Returns ``(detected, winner)`` with winner ``"true"``, ``"fake"``, ``"other"`` (the winning
+    value names neither) or ``"undecided"`` (the conflict is stated as one no rule decides),
+    ``None`` when nothing was detected."""
 
     def mentions(text: str, aliases: Sequence[str]) -> bool:
         t = normalize(text)
@@ -138,6 +139,8 @@ def conflict_verdict(conflicts: Sequence[Conflict], true_aliases: Sequence[str],
         texts = [f"{v.value} {v.title} {v.clause or ''}" for v in c.values]
         if not (any(has_true(t) for t in texts) and any(mentions(t, fake_aliases) for t in texts)):
             continue
+        if c.rule == "undecided":
+            return True, "undecided"
         won = next((t for v, t in zip(c.values, texts) if v.chunk_id == c.winner), "")
         if has_true(won):
             return True, "true"

@@ -509,16 +509,23 @@ def answer_verdicts(q: EvalQuestion, answer: Answer) -> dict[str, float | None]:
             v["facts_present"] = sum(found) / len(found)
     if q.fake:
         detected, winner = M.conflict_verdict(answer.conflicts, q.parts[0] if q.parts else q.answers, q.fake)
-        v["conflict_detected"] = float(detected)
-        v["conflict_true_won"] = None if not detected else float(winner == "true")
+        v.update(_conflict_verdicts(detected, winner))
     elif q.conflict is not None:
         detected, winner = M.conflict_verdict(answer.conflicts, [q.conflict.winner], [q.conflict.loser])
-        v["conflict_detected"] = float(detected)
-        v["conflict_true_won"] = None if not detected else float(winner == "true")
+        v.update(_conflict_verdicts(detected, winner))
     v["cited_sentences"] = M.cited_sentence_share(answer)
     supported, checked = M.citation_precision(answer, q.parts)
     v["citation_precision"] = supported / checked if checked else None
     return {**v, **process_verdicts(answer)}
+
+
+def _conflict_verdicts(detected: bool, winner: str | None) -> dict[str, float | None]:
+    """conflict_detected; conflict_true_won among decided conflicts; conflict_not_fake among
+    detected ones: the true value won or the conflict was stated as undecided, never the fake
+    value alone."""
+    return {"conflict_detected": float(detected),
+            "conflict_true_won": None if not detected or winner == "undecided" else float(winner == "true"),
+            "conflict_not_fake": None if not detected else float(winner in ("true", "undecided"))}
 
 
 def baseline_verdicts(q: EvalQuestion, text: str) -> dict[str, float | None]:

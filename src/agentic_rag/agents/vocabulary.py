@@ -1,0 +1,122 @@
+"""The vocabulary the three agents share: synonym groups and colloquial -> formal phrasings.
+
+One :class:`Vocabulary` is built from the packaged tables (``data/synonyms.json``,
+``data/colloquial.json``) and the user's own (``retrieval.synonyms`` extends the packaged synonym
+groups; ``router.colloquial_rules`` replaces the packaged rules), and the same object is handed to
+the Router (it rewrites colloquial phrasings), the Retriever (it expands queries with synonyms) and
+the Reasoner (a question word is covered by a sentence that says one of its synonyms), so a term a
+user declares equivalent counts the same at every step.
+
+    >>> v = Vocabulary.load()
+    >>> sorted(v.synonyms("公积金"))
+    ['住房公积金']
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any
+
+from agentic_rag.errors import ConfigError
+
+__all__ = ["Vocabulary", "load_synonyms", "load_colloquial", "packaged_vocabulary", "read_table"]
+
+
+def read_table(path: str | Path | None, packaged: str) -> tuple[str, str]:
+    """(where, text) of a data table: the user's file, or the packaged ``data/<packaged>``."""
+    if path is None:
+        res = resources.files("agentic_rag") / "data" / packaged
+        return f"<packaged {packaged}>", res.read_text(encoding="utf-8")
+    p = Path(path)
+    try:
+        return str(p), p.read_text(encoding="utf-8")
+    except FileNotFoundError as exc:
+        raise ConfigError(f"{p}: file not found") from exc
+    except (OSError, UnicodeDecodeError) as exc:
+        raise ConfigError(f"{p}: cannot read: {exc}") from exc
+
+
+def _json(where: str, text: str) -> Any:
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ConfigError(f"{where}: invalid JSON: {exc}") from exc
+
+
+def load_synonyms(path: str | Path | None = None) -> list[list[str]]:
+    """Synonym groups from a JSON file ``{"groups": [[term, ...], ...]}``; None -> packaged."""
+    where, text = read_table(path, "synonyms.json")
+    raw = _json(where, text)
+    groups = raw.get("groups") if isinstance(raw, dict) else raw
+    if not isinstance(groups, list) or not all(
+            isinstance(g, list) and len(g) >= 2 and all(isinstance(t, str) and t for t in g) for g in groups):
+        raise ConfigError(f"{where}: synonyms must be {{\"groups\": [[term, term, ...], ...]}}")
+    return groups
+
+
+def load_colloquial(path: str | Path | None = None) -> dict[str, str]:
+    """Colloquial -> formal rules from ``{"rules": {phrase: formal terms}}``; None -> packaged.
+    Phrases are lowercased (English rules match case-insensitively)."""
+    where, text = read_table(path, "colloquial.json")
+    raw = _json(where, text)
+    rules = raw.get("rules", raw) if isinstance(raw, Mapping) else None
+    if not isinstance(rules, Mapping) or not all(
+            isinstance(k, str) and k and isinstance(v, str) for k, v in rules.items()):
+        raise ConfigError(f"{where}: colloquial rules must map phrases to strings")
+    return {k.lower(): v for k, v in rules.items() if k != "description"}
+
+
+@dataclass(frozen=True)
+class Vocabulary:
+    """Synonym groups (each a list of terms that mean the same) and colloquial rules."""
+
+    synonym_groups: tuple[tuple[str, ...], ...] = ()
+    colloquial: Mapping[str, str] = field(default_factory=dict)
+
+    @classmethod
+    def load(cls, synonyms: str | Path | None = None, colloquial: str | Path | None = None) -> Vocabulary:
+        """The packaged synonym groups plus the user's (``synonyms``), and the colloquial rules
+        of ``colloquial`` (the packaged ones when None). Bad files raise :class:`ConfigError`."""
+        groups = load_synonyms(None) + (load_synonyms(synonyms) if synonyms is not None else [])
+        return cls(tuple(tuple(g) for g in groups), load_colloquial(colloquial))
+
+    @classmethod
+    def from_settings(cls, settings: Any) -> Vocabulary:
+        """The vocabulary an :class:`~agentic_rag.config.Settings` names."""
+        return cls.load(settings.retrieval.synonyms, settings.router.colloquial_rules)
+
+    def synonyms(self, term: str) -> set[str]:
+        """The other terms of every group ``term`` belongs to (lowercased, case-insensitive)."""
+        return set(self._index().get(term.lower(), frozenset()))
+
+    def phrases_in(self, text: str) -> dict[str, set[str]]:
+        """The English multi-word terms of the groups that ``text`` contains ("commuter pass"),
+        each with its synonyms: a question's words are single, its synonyms may be phrases."""
+        low = " " + re.sub(r"[^a-z0-9'\-]+", " ", text.lower()) + " "
+        return {t: set(others) for t, others in self._index().items()
+                if " " in t and t.isascii() and f" {t} " in low}
+
+    def _index(self) -> dict[str, frozenset[str]]:
+        return _synonym_index(self.synonym_groups)
+
+
+@lru_cache(maxsize=8)
+def _synonym_index(groups: Sequence[Sequence[str]]) -> dict[str, frozenset[str]]:
+    index: dict[str, set[str]] = {}
+    for group in groups:
+        low = {t.lower() for t in group}
+        for t in low:
+            index.setdefault(t, set()).update(low - {t})
+    return {t: frozenset(s) for t, s in index.items()}
+
+
+@lru_cache(maxsize=1)
+def packaged_vocabulary() -> Vocabulary:
+    """The packaged tables alone (what an agent built without a vocabulary uses)."""
+    return Vocabulary.load()

@@ -1,0 +1,136 @@
+"""Conflicts in prose and in unit-less values: names, places, bare numbers; scoped to the question."""
+
+from __future__ import annotations
+
+import datetime as dt
+
+import pytest
+
+from agentic_rag.agents.conflicts import aligned_conflicts, value_differences
+from agentic_rag.agents.reasoner import Reasoner
+from agentic_rag.types import Chunk, Evidence, RouteDecision
+
+TODAY = dt.date(2025, 1, 1)
+
+
+def passage(doc: str, text: str, *, title: str = "", published: dt.date | None = None,
+            status: str = "active", clause: str | None = None, language: str = "en") -> Chunk:
+    return Chunk(chunk_id=f"{doc}:p:0", doc_id=doc, ord=0, text=text, title=title, clause=clause,
+                 publish_date=published, status=status, language=language, span=(0, len(text)))
+
+
+def ask(question: str, *chunks: Chunk, lang: str = "en"):
+    evidence = [Evidence(chunk=c, score=1.0 - i * 0.05, rank=i + 1, legs=["bm25"]) for i, c in enumerate(chunks)]
+    route = RouteDecision(question=question, query=question, language=lang)
+    return Reasoner(today=TODAY).reason(question, route, evidence)
+
+
+def differences(a: str, b: str) -> list[tuple[str, str]]:
+    return [(a[x:y], b[u:v]) for (x, y), (u, v) in value_differences(a, b)]
+
+
+@pytest.mark.parametrize(("a", "b", "expected"), [
+    ("Marta Kowal won the 2022 Harbour Poetry Prize for her debut.",
+     "Lena Brandt won the 2022 Harbour Poetry Prize for her debut.", [("Marta Kowal", "Lena Brandt")]),
+    ("The summit was held in Porto, Portugal in late spring.",
+     "The summit was held in Lyon, France in late spring.", [("Porto, Portugal", "Lyon, France")]),
+    ("青溪杯围棋赛的冠军是林晓川，他在决赛中执黑取胜。",
+     "青溪杯围棋赛的冠军是赵明远，他在决赛中执黑取胜。", [("林晓川", "赵明远")]),
+    ("该园区共有48个泊位，全部对外开放。", "该园区共有148个泊位，全部对外开放。", [("48", "148")]),
+    ("The 2020 race was won by Jonas Vingaard ahead of the field.",
+     "The 2020 race was won by Tadej Pogačar ahead of the field.", [("Jonas Vingaard", "Tadej Pogačar")]),
+    ("新款平板搭载天玑9200芯片，续航更长。", "新款平板搭载天玑8100芯片，续航更长。", [("天玑9200", "天玑8100")]),
+])
+def test_two_versions_of_a_statement_differ_in_one_value(a, b, expected):
+    assert differences(a, b) == expected
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    # another year: another edition of the event, both may be true
+    ("Marta Kowal won the 2021 Harbour Poetry Prize.", "Lena Brandt won the 2022 Harbour Poetry Prize."),
+    # a change of wording (a verb), not of value
+    ("The committee approved the budget on Monday.", "The committee rejected the budget on Monday."),
+    # unrelated sentences
+    ("The library opens at nine.", "Parking is free for visitors with a permit."),
+    # only the datelines differ: when each report was written
+    ("Mar 3, 2021 ... The bridge reopened to traffic after repairs.",
+     "Apr 9, 2022 ... The bridge reopened to traffic after repairs."),
+])
+def test_no_value_difference(a, b):
+    assert differences(a, b) == []
+
+
+def test_three_pairs_of_reports_make_one_conflict_with_both_values():
+    reports = [
+        ("Marta Kowal won the 2022 Harbour Poetry Prize for her debut.", "a"),
+        ("Lena Brandt won the 2022 Harbour Poetry Prize for her debut.", "b"),
+        ("The jury praised Marta Kowal, winner of the 2022 Harbour Poetry Prize.", "c"),
+        ("The jury praised Lena Brandt, winner of the 2022 Harbour Poetry Prize.", "d"),
+    ]
+    groups = aligned_conflicts([(text, passage(doc, text), i) for i, (text, doc) in enumerate(reports)])
+    assert len(groups) == 1
+    assert sorted(f.quantity.raw for f in groups[0]) == ["Lena Brandt", "Lena Brandt", "Marta Kowal", "Marta Kowal"]
+
+
+def test_counterfactual_prose_is_reported_as_undecided_with_both_names():
+    a = ask("Who won the 2022 Harbour Poetry Prize?",
+            passage("r1", "Marta Kowal won the 2022 Harbour Poetry Prize for her debut collection."),
+            passage("r2", "Lena Brandt won the 2022 Harbour Poetry Prize for her debut collection."))
+    assert len(a.conflicts) == 1
+    c = a.conflicts[0]
+    assert {v.value for v in c.values} == {"Marta Kowal", "Lena Brandt"}
+    assert c.rule == "undecided"
+    assert a.status == "needs_review"
+    assert "Marta Kowal" in a.text and "Lena Brandt" in a.text
+    assert "provision" not in a.text
+
+
+def test_chinese_news_conflict_names_sources_not_rules():
+    a = ask("青溪杯围棋赛的冠军是谁？",
+            passage("n1", "青溪杯围棋赛的冠军是林晓川，他在决赛中执黑取胜。", language="zh"),
+            passage("n2", "青溪杯围棋赛的冠军是赵明远，他在决赛中执黑取胜。", language="zh"), lang="zh")
+    assert [sorted(v.value for v in c.values) for c in a.conflicts] == [["林晓川", "赵明远"]]
+    assert "规定" not in a.text
+    assert "林晓川" in a.text and "赵明远" in a.text
+
+
+def test_allowance_for_all_trips_and_for_domestic_trips_conflict_the_newer_wins():
+    old = passage("tp-old", "The daily meal allowance is EUR 50 for all trips.", title="Travel Rules",
+                  published=dt.date(2022, 2, 1), clause="5.2")
+    new = passage("tp-new", "The daily meal allowance is EUR 60 for domestic trips.", title="Travel Rules",
+                  published=dt.date(2024, 2, 1), clause="5.2")
+    a = ask("What is the daily meal allowance for a domestic trip?", new, old)
+    assert len(a.conflicts) == 1
+    c = a.conflicts[0]
+    assert {v.value for v in c.values} == {"EUR 50", "EUR 60"}
+    assert c.winner == new.chunk_id
+    assert a.text.startswith("The daily meal allowance is EUR 60 for domestic trips")
+
+
+def test_a_yes_no_answer_carries_no_conflict_from_a_neighbouring_sentence():
+    # the second sentence names the question's words too, and its value changed between versions
+    text_new = ("Unused annual leave may be carried over into the next year. "
+                "Carried-over unused annual leave expires after 90 days.")
+    text_old = ("Unused annual leave may be carried over into the next year. "
+                "Carried-over unused annual leave expires after 60 days.")
+    a = ask("Can unused annual leave be carried over?",
+            passage("hb24", text_new, title="Leave Rules", published=dt.date(2024, 1, 1), clause="3"),
+            passage("hb22", text_old, title="Leave Rules", published=dt.date(2022, 1, 1), clause="3"))
+    assert a.conflicts == []
+    assert a.text.startswith("Unused annual leave may be carried over")
+    assert "60 days" not in a.text
+
+
+def test_a_question_for_a_date_carries_no_conflict_about_a_place():
+    a = ask("When does the Lakeside Film Week open?",
+            passage("f1", "The Lakeside Film Week opens on 12 May 2023 at the Capitol Cinema."),
+            passage("f2", "The Lakeside Film Week opens on 12 May 2023 at the Regent Cinema."))
+    assert a.conflicts == []
+    assert "12 May 2023" in a.text
+
+
+def test_different_years_in_one_report_are_not_a_conflict():
+    a = ask("2023年和2024年青溪马拉松分别在哪天举行？",
+            passage("m1", "2023年青溪马拉松于3月12日鸣枪开跑。", language="zh"),
+            passage("m2", "2024年青溪马拉松于3月17日鸣枪开跑。", language="zh"), lang="zh")
+    assert a.conflicts == []

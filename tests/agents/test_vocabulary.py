@@ -1,0 +1,66 @@
+"""One vocabulary (packaged + the user's tables) reaches the Router, the Retriever and the Reasoner."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+
+import pytest
+
+from agentic_rag.agents.reasoner import Reasoner
+from agentic_rag.agents.vocabulary import Vocabulary
+from agentic_rag.config import RetrievalSettings, Settings
+from agentic_rag.engine import Engine
+from agentic_rag.errors import ConfigError
+from agentic_rag.types import Chunk, Evidence, RouteDecision
+
+
+@pytest.fixture
+def user_synonyms(tmp_path):
+    path = tmp_path / "my_synonyms.json"
+    path.write_text(json.dumps({"groups": [["commuter pass", "transit card"], ["乘车卡", "交通卡"]]}),
+                    encoding="utf-8")
+    return path
+
+
+def transit_chunk() -> Chunk:
+    text = "Staff who travel to client sites receive a transit card, topped up each month by the office."
+    return Chunk(chunk_id="perks:a3:0", doc_id="perks", ord=0, text=text, clause="3", clause_no="3",
+                 title="Staff Perks", publish_date=dt.date(2024, 1, 1), language="en", span=(0, len(text)))
+
+
+def ask(reasoner: Reasoner, question: str):
+    ev = [Evidence(chunk=transit_chunk(), score=1.0, rank=1, legs=["bm25"])]
+    return reasoner.reason(question, RouteDecision(question=question, query=question, language="en"), ev)
+
+
+def test_the_reasoner_reads_a_users_synonyms_instead_of_abstaining(user_synonyms):
+    question = "Who tops up the commuter pass?"
+    assert ask(Reasoner(), question).status == "abstained"
+    answer = ask(Reasoner(vocabulary=Vocabulary.load(user_synonyms)), question)
+    assert answer.status == "answered"
+    assert answer.text.startswith("Staff who travel to client sites receive a transit card")
+
+
+def test_the_engine_hands_one_vocabulary_to_all_three_agents(tmp_path, user_synonyms):
+    settings = Settings(index=tmp_path / "index", retrieval=RetrievalSettings(synonyms=user_synonyms))
+    with Engine(settings) as engine:
+        vocab = engine.vocabulary
+        assert vocab.synonyms("Commuter Pass") == {"transit card"}
+        assert vocab.synonyms("公积金") == {"住房公积金"}  # the packaged groups stay
+        assert engine.reasoner.vocabulary is vocab
+        assert ["commuter pass", "transit card"] in engine.retriever.synonyms
+        assert engine.router.colloquial == dict(vocab.colloquial)
+
+
+@pytest.mark.parametrize(("content", "message"), [
+    ('{"groups": [["only one"]]}', "synonyms must be"),
+    ("{not json", "invalid JSON"),
+    (None, "file not found"),
+])
+def test_a_bad_synonyms_file_is_a_config_error_naming_the_file(tmp_path, content, message):
+    path = tmp_path / "team_terms.json"
+    if content is not None:
+        path.write_text(content, encoding="utf-8")
+    with pytest.raises(ConfigError, match=f"team_terms.json: {message}"):
+        Vocabulary.load(path)
