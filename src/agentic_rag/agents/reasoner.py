@@ -37,6 +37,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import math
 import re
@@ -63,6 +64,8 @@ from agentic_rag.agents.compose import (
 from agentic_rag.agents.conflicts import Arbiter, Decision, Fact, facts_of, find_conflicts
 from agentic_rag.agents.overrides import OverrideRule, load_overrides
 from agentic_rag.agents.quantities import extract_quantities, same_value
+from agentic_rag.agents.question import Asked, analyze, carries, lists_items, reads_as_procedure
+from agentic_rag.agents.scoring import Signals, dense_signal, evidence_score
 from agentic_rag.config import ReasonerSettings
 from agentic_rag.numerals import cn_to_int
 from agentic_rag.types import (
@@ -84,8 +87,6 @@ __all__ = ["Reasoner"]
 MAX_SENTENCES = 4
 #: evidence chunks read per question (the retriever ranks; the tail adds noise, not facts)
 MAX_EVIDENCE = 20
-#: the best sentence must mention at least this share of the question's words
-MIN_SCORE = 0.34
 #: a question part is out of scope when this share of its words is nowhere in the evidence
 MAX_MISSING_SHARE = 0.25
 #: sentences longer than this are cut to their relevant segments (characters)
@@ -96,32 +97,7 @@ _VERSION_ALIKE = 0.45
 #: a sentence for a special case the question does not mention counts this much
 _CONDITION_FACTOR = 0.8
 
-_ASKS_QUANTITY = re.compile(
-    r"多少|几|多长|多久|多高|多大|比例|标准|限额|额度|时限|期限|什么时候|何时|哪天|起付|金额|费用|天数|"
-    r"how (?:much|many|long|often|soon)|what (?:percentage|rate|amount|share)|\bwhen\b|\blimit\b|"
-    r"\brate\b|\bdeadline\b|\bhow\b", re.I)
 _QUESTION_PARTS = re.compile(r"[？?；;。！!\n]+")
-#: what kind of value a question asks for, from its question words
-_ASKED_KIND: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("duration", re.compile(r"多少天|几天|多少个?工作日|几个工作日|多长时间|多久|多少年|几年|几个月|多少个月|期限|时限|有效期|"
-                            r"how long|how many (?:days|weeks|months|years|hours)|how (?:soon|fast|quickly)|within how", re.I)),
-    ("money", re.compile(r"多少钱|多少元|几元|金额|限额|额度|费用是多少|补贴|津贴|how much|\bcost\b|allowance|amount", re.I)),
-    ("percent", re.compile(r"比例|百分之几|几成|百分比|percentage|\brate\b|\bshare\b", re.I)),
-    ("date", re.compile(r"哪天|哪一天|什么时候|何时|几月几日|日期|\bwhen\b|\bdate\b", re.I)),
-    ("count", re.compile(r"多少次|几次|多少人|几人|多少项|几项|how many (?:times|people|persons|items)", re.I)),
-)
-#: what kind of answer a question word asks for, and how a sentence that gives one reads
-_ANSWER_TYPES: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
-    (re.compile(r"由谁|是谁|谁来|谁负责|哪个部门|哪个机构|\bwho\b|\bwhom\b|which (?:department|team|person)", re.I),
-     re.compile(r"由[^，。；]{1,20}(?:审批|批准|负责|办理|审核|决定|确定)|负责人|\b(?:approv\w* (?:by|of)|manager|director|"
-                r"president|officer|department|team)\b", re.I)),
-    (re.compile(r"哪里|在哪|哪儿|什么地方|何处|哪个网站|哪个平台|什么渠道|哪些渠道|什么途径|\bwhere\b|which (?:website|system|"
-                r"platform|portal|channel)", re.I),
-     re.compile(r"系统|平台|窗口|网站|APP|小程序|柜台|服务大厅|\b(?:system|portal|website|platform|office|online|app)\b", re.I)),
-    (re.compile(r"怎么办|如何处理|可以怎么|怎样处理|what happens|what (?:can|should) (?:i|we|an employee)", re.I),
-     re.compile(r"可以向|投诉|举报|申请仲裁|提起诉讼|补办|\b(?:may|can|must|will be|requires?|approval)\b", re.I)),
-)
-_ENUMERATION = re.compile(r"哪些|哪几|有哪|\bwhich\b(?! one)|\bwhat are\b|\blist\b", re.I)
 #: words that end a gap phrase: degree words and filler around the missing subject
 _GAP_STOP = frozenset("最高 最低 最多 最少 一般 目前 现在 最新 现行 具体 规定 标准 要求".split())
 _REF = re.compile(
@@ -149,7 +125,8 @@ class _Sentence:
     bigram: float = 0.0  # share of the question's character bigrams it contains
     head_hits: set[str] = field(default_factory=set)  # words its document title / headings give
     kinds: set[str] = field(default_factory=set)  # kinds of the quantities it states
-    answer_type: set[int] = field(default_factory=set)  # answer types (_ANSWER_TYPES) it gives
+    position: int = 0  # its place among its chunk's sentences
+    dense: float | None = None  # the dense signal of its chunk (scoring.dense_signal)
     has_quantity: bool = False
     matches_asked: bool = False
 
@@ -163,7 +140,7 @@ class _Part:
     """One sub-question ("…多少？由谁审批？" has two)."""
 
     terms: list[Term]
-    asks_quantity: bool
+    wants: Asked
     focus: frozenset[str] = frozenset()  # keys of the listed item this part asks about
     needs_value: bool = False  # only a sentence that states a quantity can answer it
 
@@ -177,12 +154,9 @@ class _Plan:
     parts: list[_Part]  # sub-questions to select a sentence for
     pieces: list[_Part]  # the question's sentences, each judged for coverage on its own
     missing: list[Term]
-    asks_quantity: bool
+    wants: Asked  # what the whole question asks for (agents/question.py)
     asked: list[Quantity]  # values named in the question ("报销比例是80%的药品")
-    enumeration: bool  # "哪些" / "which": every equally good row or item is wanted
     bigrams: frozenset[str] = frozenset()
-    asked_kinds: frozenset[str] = frozenset()  # the kinds of value the question asks for
-    answer_types: frozenset[int] = frozenset()  # who / where / what-to-do questions
     asks_conflict: bool = False  # "……和国家规定不一致，以哪个为准？": the answer is an arbitration
 
 
@@ -222,11 +196,14 @@ class Reasoner:
                                  + ", ".join(t.text for t in plan.missing))
 
         candidates = self._candidates(usable, plan, route, lang)
-        if not candidates or candidates[0].score < MIN_SCORE:
+        # a sentence that cannot state the kind of answer asked (no date for "when") is no answer
+        answers = [s for s in candidates if carries(plan.wants.answer_type, s.text)]
+        best = answers[0].score if answers else 0.0
+        if best < self.settings.abstain_below:
             gap = self._gap_phrase(question, plan.missing or plan.terms, lang)
-            return self._abstain(question, route, lang, [gap], t0, trace,
-                                 f"best sentence covers {candidates[0].score if candidates else 0:.2f} "
-                                 "of the question")
+            why = (f"best sentence scores {best:.2f} < {self.settings.abstain_below:g}" if answers else
+                   f"no sentence states a {plan.wants.answer_type.replace('_', ' ')}")
+            return self._abstain(question, route, lang, [gap], t0, trace, why)
 
         if plan.asks_conflict:
             candidates = self._prefer_disputed(candidates)
@@ -356,20 +333,29 @@ class Reasoner:
                     weights[t.key] *= 0.5
         parts: list[_Part] = []
         pieces: list[_Part] = []
+        whole = analyze(question)
+
+        def wanted(piece: str) -> Asked:
+            # the kind of value the whole question names counts for each part ("……要给补贴吗？
+            # 给多少？": the amount is money)
+            asked = analyze(piece)
+            return dataclasses.replace(asked, kinds=asked.kinds | whole.kinds)
+
         for piece in _QUESTION_PARTS.split(question):
             keys = {t.key for t in content_terms(piece)}
             part = [t for t in terms if t.key in keys or (t.cjk and t.text in piece)]
             if not part:
-                if parts and _asks_quantity(piece):
+                if parts and wanted(piece).quantity:
                     # "……要给补贴吗？给多少？": a follow-up that names no subject asks for the
                     # amount of the previous part's subject, and wants its own sentence: one
                     # that states a value
-                    parts.append(_Part(parts[-1].terms, True, needs_value=True))
+                    parts.append(_Part(parts[-1].terms, wanted(piece), needs_value=True))
                 continue
-            pieces.append(_Part(part, bool(_asks_quantity(piece))))
+            wants = wanted(piece)
+            pieces.append(_Part(part, wants))
             items = _listed_items(piece)
             if len(items) < 2:
-                parts.append(_Part(part, bool(_asks_quantity(piece))))
+                parts.append(_Part(part, wants))
                 continue
             # "起付标准、支付比例和最高支付限额分别是多少": one sub-question per listed item,
             # each with the words the items share ("在职职工在三级医院住院")
@@ -377,17 +363,14 @@ class Reasoner:
                           for item in items]
             shared = [t for t in part if not any(t in it for it in item_terms)]
             for it in item_terms:
-                parts.append(_Part(shared + it, True, frozenset(t.key for t in it)))
+                parts.append(_Part(shared + it, Asked("number", whole.kinds, quantity=True),
+                                   frozenset(t.key for t in it)))
         if not parts and terms:
-            parts = [_Part(terms, bool(_asks_quantity(question)))]
+            parts = [_Part(terms, whole)]
         pieces = pieces or parts
         asked = [q for q in extract_quantities(question) if not (q.kind == "date" and q.unit == "year")]
         return _Plan(terms, weights, parts[:MAX_SENTENCES], pieces[:MAX_SENTENCES], missing,
-                     bool(_asks_quantity(question)), asked,
-                     bool(_ENUMERATION.search(question)), _bigrams(question),
-                     frozenset(k for k, p in _ASKED_KIND if p.search(question)),
-                     frozenset(i for i, (asks, _) in enumerate(_ANSWER_TYPES) if asks.search(question)),
-                     asks_conflict)
+                     whole, asked, _bigrams(question), asks_conflict)
 
     def _part_missing(self, part: "_Part", plan: _Plan) -> bool:
         hard = [t for t in part.terms if not t.soft]
@@ -408,8 +391,9 @@ class Reasoner:
             context = TextCover(" ".join([chunk.title, " ".join(chunk.path), chunk.clause or "",
                                           chunk.text, _table_text(chunk)]))
             factor = _version_factor(chunk, route)
-            for sent in _sentences_of(chunk, lang):
-                sent.ev, sent.idx, sent.factor = ev, idx, factor
+            dense = dense_signal(ev.scores.get("vector"))
+            for pos, sent in enumerate(_sentences_of(chunk, lang)):
+                sent.ev, sent.idx, sent.factor, sent.position, sent.dense = ev, idx, factor, pos, dense
                 if _unasked_condition(sent.text, asked):
                     sent.factor *= _CONDITION_FACTOR
                 sent.hits = {t.key for t in plan.terms if sent.cover.covers(t)}
@@ -420,35 +404,33 @@ class Reasoner:
                 sent.kinds = {q.kind for q in quantities}
                 sent.matches_asked = any(same_value(a, q) for a in plan.asked for q in quantities)
                 sent.bigram = _bigram_share(plan.bigrams, sent.text)
-                sent.answer_type = {i for i, (_, says) in enumerate(_ANSWER_TYPES)
-                                    if i in plan.answer_types and says.search(sent.text)}
-                sent.score = self._score(sent, plan.terms, plan, plan.asks_quantity)
+                sent.score = self._score(sent, plan.terms, plan, plan.wants)
                 out.append(sent)
         out.sort(key=lambda s: (-s.score, s.idx, s.offset))
         return out
 
-    @staticmethod
-    def _score(s: _Sentence, terms: Sequence[Term], plan: _Plan, asks_quantity: bool,
+    def _score(self, s: _Sentence, terms: Sequence[Term], plan: _Plan, wants: Asked,
                focus: frozenset[str] = frozenset()) -> float:
-        """Share of the (weighted) words mentioned by the sentence, its chunk context counting
-        0.6 (the words of a listed item a part asks about count double); a quantity when one
-        is asked, the asked value itself, and the retriever's rank add a little; a source of
-        the wrong version counts less."""
+        """The evidence score (:func:`~agentic_rag.agents.scoring.evidence_score`) of a sentence
+        for the question words ``terms`` (the words of a listed item a part asks about count
+        double) and the answer ``wants``."""
         w = {t.key: plan.weights[t.key] * (2.0 if t.key in focus else 1.0) for t in terms}
         total = sum(w.values()) or 1.0
-        score = (sum(v for k, v in w.items() if k in s.hits)
-                 + 0.6 * sum(v for k, v in w.items() if k in s.ctx_hits)) / total
-        if asks_quantity and s.has_quantity:
-            score += 0.1
-            if plan.asked_kinds & s.kinds:
-                score += 0.15  # the kind of value asked for: 多少天 -> a duration
+        lexical = (sum(v for k, v in w.items() if k in s.hits)
+                   + 0.6 * sum(v for k, v in w.items() if k in s.ctx_hits)) / total
+        lexical += 0.1 * s.bigram  # the question's own wording, function words included
         if s.matches_asked:
-            score += 0.3
-        if s.answer_type & plan.answer_types:
-            score += 0.15  # "由谁审批" and the sentence says "由部门负责人审批"
-        score += 0.1 * s.bigram  # the question's own wording, function words included, breaks ties
-        score += 0.04 / (1 + s.idx)
-        return score * s.factor
+            lexical += 0.3
+        fit = 0.0
+        if wants.quantity and s.has_quantity:
+            fit = 0.4 + (0.6 if wants.kinds & s.kinds else 0.0)
+        elif wants.answer_type in ("person", "organization", "place") and carries(wants.answer_type, s.text) \
+                or wants.answer_type == "definition" and reads_as_procedure(s.text) \
+                or wants.answer_type == "list" and lists_items(s.text):
+            fit = 0.6
+        signals = Signals(lexical=lexical, type=fit, dense=s.dense, position=1.0 / (1 + s.position),
+                          rank=1.0 / (1 + s.idx))
+        return evidence_score(signals, self.settings.weights, s.factor)
 
     def _select(self, candidates: list[_Sentence], plan: _Plan) -> list[_Sentence]:
         """One best sentence per question part, then sentences for words still uncovered, then
@@ -456,14 +438,15 @@ class Reasoner:
         chosen: list[_Sentence] = []
         for part in plan.parts if len(plan.parts) > 1 else []:
             def part_score(s: _Sentence, part: _Part = part) -> float:
-                return self._score(s, part.terms, plan, part.asks_quantity, part.focus)
+                return self._score(s, part.terms, plan, part.wants, part.focus)
 
-            pool = [s for s in candidates if s.has_quantity] if part.needs_value else candidates
+            pool = [s for s in candidates if (s.has_quantity or not part.needs_value)
+                    and carries(part.wants.answer_type, s.text)]
             if not pool:
                 continue
             ranked = sorted(pool, key=lambda s: (-part_score(s), -s.score, s.idx, s.offset))
             top = part_score(ranked[0])
-            if top < MIN_SCORE:
+            if top < self.settings.abstain_below:
                 continue
             # a sentence already quoted may answer this part too; a nearly as good new one is
             # preferred, so that each part gets its own sentence
@@ -471,11 +454,11 @@ class Reasoner:
             if pick is not None:
                 chosen.append(pick)
         if not chosen:
-            chosen = [candidates[0]]
+            chosen = [next(s for s in candidates if carries(plan.wants.answer_type, s.text))]
         # what the answer says so far: its sentences and their headings (not the rest of a clause,
         # which is exactly what a sibling sentence would add)
         covered = set().union(*(s.hits | s.head_hits for s in chosen))
-        floor = max(MIN_SCORE * 0.8, candidates[0].score * 0.45)
+        floor = max(self.settings.abstain_below * 0.8, candidates[0].score * 0.45)
         for _ in range(MAX_SENTENCES - len(chosen)):
             best_pick: tuple[float, _Sentence] | None = None
             for s in candidates:
@@ -493,7 +476,7 @@ class Reasoner:
                 break
             chosen.append(best_pick[1])
             covered |= best_pick[1].hits | best_pick[1].head_hits
-        if plan.enumeration:
+        if plan.wants.enumeration:
             lead = chosen[0]
             siblings = [s for s in candidates if s.chunk.chunk_id == lead.chunk.chunk_id
                         and s not in chosen and s.score >= lead.score * 0.9]
@@ -523,7 +506,7 @@ class Reasoner:
 
     def _conflicts(self, candidates: list[_Sentence], chosen: list[_Sentence], plan: _Plan,
                    route: RouteDecision) -> tuple[list[Conflict], list[Decision], list[_Sentence]]:
-        floor = max(MIN_SCORE * 0.8, chosen[0].score * 0.6)
+        floor = max(self.settings.abstain_below * 0.8, chosen[0].score * 0.6)
         relevant = [s for s in candidates if s.score >= floor or s in chosen][:40]
         # another document's version of a chosen sentence (the older rule, the provincial copy)
         # is relevant however it scores: it may lack the question's words only because the
@@ -761,19 +744,6 @@ _CONFLICT_WORDS = re.compile(r"一致|为准|冲突|矛盾|优先|^(?:conflict|c
 #: in a question about which source prevails, a sentence another document contradicts gains this
 _DISPUTED_BONUS = 0.3
 _DISPUTED_FLOOR = 0.3  # ... when it scores at least this share of the best sentence
-
-
-#: a yes/no question ("算不算进年度最高支付限额？", "支付比例会降低吗？", "Is overtime paid?") asks
-#: whether a rule applies; its 限额 / 比例 name the subject, not a value wanted
-_YES_NO = re.compile(r"算不算|是不是|是否|会不会|能不能|可不可以|能否|可否|有没有|要不要|吗\s*[？?]?\s*$|"
-                     r"^\s*(?:is|are|was|were|does|do|did|can|could|will|would|should|must|may|has|have)\b", re.I)
-_EXPLICIT_QUANTITY = re.compile(r"多少|几|多长|多久|多高|多大|how (?:much|many|long|soon|often)|what (?:percentage|rate|amount)", re.I)
-
-
-def _asks_quantity(text: str) -> bool:
-    if _YES_NO.search(text) and not _EXPLICIT_QUANTITY.search(text):
-        return False
-    return bool(_ASKS_QUANTITY.search(text))
 
 
 _PERSONAL = re.compile(r"\s*(?:i|i'm|i've|we|we're|my|our|me)\b", re.I)
