@@ -77,8 +77,10 @@ class Engine:
     def reasoner(self) -> Reasoner:
         if self._reasoner is None:
             from agentic_rag.agents.reasoner import Reasoner
+            from agentic_rag.agents.retriever import load_synonyms
 
-            self._reasoner = Reasoner(self.settings.reasoner)
+            user = self.settings.retrieval.synonyms
+            self._reasoner = Reasoner(self.settings.reasoner, synonyms=load_synonyms(user) if user else ())
         return self._reasoner
 
     def _dense(self) -> tuple[Any, Any]:

@@ -396,3 +396,50 @@ def test_a_word_inside_a_unit_is_not_the_word():
     text = TextCover("经办机构应当自受理申请之日起3个工作日内作出决定。")
     assert text.covers("工作日") and not text.covers("工作")
     assert TextCover("用人单位安排劳动者工作的，工作日延长").covers("工作")
+
+
+NEWS = dict(title="", published=dt.date(2023, 5, 2))
+FESTIVAL = Chunk(chunk_id="n1:p0:0", doc_id="n1", ord=0, title="", language="zh", span=(0, 80),
+                 text="本届城市音乐节吸引了众多乐迷。音乐节将于2023年6月18日在滨江公园开幕，为期三天。主办方表示，今年新增了夜间场次。")
+FESTIVAL_NOISE = Chunk(chunk_id="n2:p0:0", doc_id="n2", ord=0, title="", language="zh", span=(0, 60),
+                       text="城市音乐节的舞台设计融合了江南园林元素。乐迷们对音乐节的氛围评价很高。")
+
+
+def test_a_when_question_is_answered_by_the_sentence_with_a_date():
+    answer = ask("城市音乐节什么时候开幕？", ev(FESTIVAL_NOISE, FESTIVAL))
+    assert answer.status == "answered"
+    assert answer.text.startswith("音乐节将于2023年6月18日在滨江公园开幕")
+
+
+def test_a_when_question_is_abstained_when_no_sentence_states_a_date():
+    answer = ask("城市音乐节什么时候开幕？", ev(FESTIVAL_NOISE))
+    assert answer.status == "abstained"
+    # news is not rule text: the gap names missing information, not a missing provision
+    assert "规定" not in answer.text and "信息" in answer.text
+
+
+def test_a_heading_line_is_context_not_part_of_the_quoted_sentence():
+    chunk = make_chunk("g", "2", "Eligibility\nStaff who have passed probation may work from home two days a week.",
+                       clause="2", title="Home Working Guideline", published=dt.date(2024, 2, 1), language="en")
+    answer = ask("Who may work from home?", ev(chunk))
+    assert answer.status == "answered"
+    assert answer.text.startswith("Staff who have passed probation")
+    assert "Eligibility" not in answer.citations[0].quote
+
+
+def test_a_markdown_heading_does_not_swallow_its_first_sentence():
+    chunk = make_chunk("g", "3", "## Parking\nVisitors park in the east lot after signing in at reception.",
+                       clause="3", title="Site Guide", published=dt.date(2024, 2, 1), language="en")
+    answer = ask("Where do visitors park?", ev(chunk))
+    assert answer.status == "answered" and answer.text.startswith("Visitors park in the east lot")
+
+
+def test_the_users_synonyms_count_as_the_question_word():
+    chunk = make_chunk("f", "5", "第五条 公司年度营业收入达到五亿元以上的，应当披露分部信息。", title="信息披露细则",
+                       published=dt.date(2024, 1, 1))
+    question = "年度营业额达到多少需要披露分部信息？"
+    without = Reasoner(today=TODAY).reason(question, route(question), ev(chunk))
+    with_user = Reasoner(today=TODAY, synonyms=[["营业额", "营业收入"]]).reason(question, route(question), ev(chunk))
+    assert "营业额" not in " ".join(without.gaps) or without.status == "abstained"
+    assert with_user.status == "answered" and "五亿元" in with_user.text
+    assert not with_user.gaps

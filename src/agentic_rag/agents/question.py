@@ -173,7 +173,11 @@ _NUMBER_WORDS = re.compile(r"\d|[零〇一二两三四五六七八九十百千�
 #: a role or office that answers "who" in rule text (由部门负责人审批, approved by the manager)
 _ROLE = re.compile(r"由[^，。；]{1,20}(?:审批|批准|负责|办理|审核|决定|确定|担任|执导|主演)|负责人|担任|出任|当选|执导|主演|饰演|"
                    r"获得|夺得|率领|领衔|\b(?:approv\w* (?:by|of)|manager|director|president|officer|head|"
-                   r"supervisor|chair\w*|minister|ceo|founder|author|written by|directed by|starring)\b", re.I)
+                   r"supervisor|chair\w*|minister|ceo|founder|author|written by|directed by|starring)\b|"
+                   # a class of people answers "who may ..." in rule text
+                   r"人员|职工|员工|劳动者|参保人|居民|学生|申请人|[\u3400-\u9fff]{1,4}者|"
+                   r"\b(?:staff|employees?|workers?|members?|persons?|people|residents?|applicants?|students?|"
+                   r"contractors?|visitors?|anyone|everyone|those|whoever|managers?|interns?)\b", re.I)
 _ORG_WORDS = re.compile(
     r"[\u3400-\u9fff](?:公司|集团|银行|大学|学院|医院|协会|委员会|部|局|厅|署|院|所|中心|政府|法院|检察院|队|俱乐部|"
     r"联盟|组织|基金会|党|处|科|办公室|平台|系统|窗口|网站|小程序)|APP|"
@@ -183,8 +187,9 @@ _ORG_WORDS = re.compile(
 _PLACE_WORDS = re.compile(
     r"[\w\u3400-\u9fff](?:省|市|县|区|镇|乡|村|州|国|岛|山|河|湖|海|港|湾|路|街|道|馆|场|站|机场|中心|大厅|广场|"
     r"大楼|体育场|会议厅|窗口|柜台|网站|平台|系统)|在[\u3400-\u9fff]{2,}|于[\u3400-\u9fff]{2,}|"
-    r"\b(?:in|at|from|near|to) [A-Z][a-z]+|\b(?:city|country|state|province|county|street|road|office|"
-    r"building|online|website|portal|system|platform|app|room|hall|desk)\b", re.I)
+    r"\b(?:in|at|from|near|to) [A-Z][a-z]+|\b(?:in|at|on|inside|outside|near) the \w+|"
+    r"\b(?:city|country|state|province|county|street|road|office|building|online|website|portal|system|"
+    r"platform|app|room|hall|desk|lot|floor|gate|entrance|area|site|campus|cent(?:re|er)|reception)\b", re.I)
 _NAME_EN = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z'’\-]+(?:\s+[A-Z][a-z'’\-]+)*|(?<![A-Za-z])[A-Z]{2,}(?![A-Za-z])")
 _LIST_MARK = re.compile(r"[、]|[,，;；].*[,，;；]|或者|以及|和|及|与|\b(?:and|or|including|such as|as well as)\b|"
                         r"[:：]\s*\S+", re.I)

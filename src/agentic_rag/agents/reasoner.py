@@ -50,11 +50,14 @@ from agentic_rag.agents.compose import (
     STATE_WORDS,
     STOP_EN,
     STOP_ZH,
+    TOPIC_WORDS,
     Term,
     TextCover,
     check_sentence,
     content_terms,
+    is_heading,
     is_nounish,
+    is_rule_text,
     label_length,
     render,
     segment,
@@ -168,8 +171,12 @@ class Reasoner:
     """Deterministic evidence-chain reasoning; see the module docstring for the steps."""
 
     def __init__(self, settings: ReasonerSettings | None = None, *, today: dt.date | None = None,
-                 overrides: Sequence[OverrideRule] | None = None) -> None:
+                 overrides: Sequence[OverrideRule] | None = None,
+                 synonyms: Sequence[Sequence[str]] = ()) -> None:
         self.settings = settings or ReasonerSettings()
+        #: the user's synonym groups (``retrieval.synonyms``): a question word is covered by any
+        #: word of its group, as retrieval expanded it (the packaged groups are always used)
+        self.synonyms = [tuple(str(w).lower() for w in g) for g in synonyms]
         if overrides is None:
             overrides = load_overrides(self.settings.overrides_file) if self.settings.overrides_file else []
         self.overrides = list(overrides)
@@ -183,13 +190,17 @@ class Reasoner:
         usable = [e for e in evidence if e.score >= self.settings.min_evidence_score][:MAX_EVIDENCE]
         plan = self._plan(question, route, usable)
         trace: list[TraceEvent] = []
+        chunks = [e.chunk for e in usable]
+        # the gap phrase says what the documents would hold: a rule in rule text, else information
+        topic = TOPIC_WORDS[lang]["rules" if is_rule_text([c.title for c in chunks], [c.clause for c in chunks])
+                                  else "other"]
 
         if not usable:
-            return self._abstain(question, route, lang, [self._gap_phrase(question, plan.terms, lang)],
+            return self._abstain(question, route, lang, [self._gap_phrase(question, plan.terms, lang, topic)],
                                  t0, trace, "no evidence")
         out_parts = [p for p in plan.pieces if self._part_missing(p, plan)]
         if plan.pieces and len(out_parts) == len(plan.pieces):
-            gaps = [self._gap_phrase(question, [t for t in plan.missing if t in p.terms] or p.terms, lang)
+            gaps = [self._gap_phrase(question, [t for t in plan.missing if t in p.terms] or p.terms, lang, topic)
                     for p in out_parts]
             return self._abstain(question, route, lang, _dedupe(gaps), t0, trace,
                                  "question words not in evidence: "
@@ -200,7 +211,7 @@ class Reasoner:
         answers = [s for s in candidates if carries(plan.wants.answer_type, s.text)]
         best = answers[0].score if answers else 0.0
         if best < self.settings.abstain_below:
-            gap = self._gap_phrase(question, plan.missing or plan.terms, lang)
+            gap = self._gap_phrase(question, plan.missing or plan.terms, lang, topic)
             why = (f"best sentence scores {best:.2f} < {self.settings.abstain_below:g}" if answers else
                    f"no sentence states a {plan.wants.answer_type.replace('_', ' ')}")
             return self._abstain(question, route, lang, [gap], t0, trace, why)
@@ -212,7 +223,7 @@ class Reasoner:
         chosen = self._with_references(chosen, candidates, usable, plan, route, lang)
 
         answer = self._compose(question, route, lang, chosen, conflicts, decisions)
-        gaps = [self._gap_phrase(question, [t for t in plan.missing if t in p.terms] or p.terms, lang)
+        gaps = [self._gap_phrase(question, [t for t in plan.missing if t in p.terms] or p.terms, lang, topic)
                 for p in out_parts]
         if gaps:
             note = render(lang, "partial", missing="、".join(gaps) if lang == "zh" else "; ".join(gaps))
@@ -293,7 +304,7 @@ class Reasoner:
             # the Router rewrote a colloquial word into formal terms: the rewrite is what counts
             if query_cover is not None and not query_cover.covers(t):
                 soft = True
-            t = Term(t.text, t.key, soft, t.cjk)
+            t = Term(t.text, t.key, soft, t.cjk, self._alternatives(t))
             terms.append(t)
             if soft:
                 base[t.key] = 0.35
@@ -306,7 +317,7 @@ class Reasoner:
             # the question's own words, but a question is not out of scope for lacking it
             for t in content_terms(query):
                 if t.key not in base:
-                    terms.append(Term(t.text, t.key, True, t.cjk))
+                    terms.append(Term(t.text, t.key, True, t.cjk, self._alternatives(t)))
                     base[t.key] = 0.35 if t.soft else 1.0
         # two single characters in a row are an unknown word (起付 of 起付标准) when the evidence
         # writes them together; otherwise they are colloquial filler (先办) and stay dropped
@@ -371,6 +382,10 @@ class Reasoner:
         asked = [q for q in extract_quantities(question) if not (q.kind == "date" and q.unit == "year")]
         return _Plan(terms, weights, parts[:MAX_SENTENCES], pieces[:MAX_SENTENCES], missing,
                      whole, asked, _bigrams(question), asks_conflict)
+
+    def _alternatives(self, term: Term) -> tuple[str, ...]:
+        low = term.text.lower()
+        return tuple(dict.fromkeys(w for g in self.synonyms if low in g or term.key in g for w in g if w != low))
 
     def _part_missing(self, part: "_Part", plan: _Plan) -> bool:
         hard = [t for t in part.terms if not t.soft]
@@ -649,7 +664,7 @@ class Reasoner:
         return Answer(question=question, text=text, status="abstained", gaps=gaps, route=route,
                       trace=trace)
 
-    def _gap_phrase(self, question: str, terms: Sequence[Term], lang: str) -> str:
+    def _gap_phrase(self, question: str, terms: Sequence[Term], lang: str, topic: str) -> str:
         """The phrase of the question around its missing words: 公积金贷款额度最高是多少 with
         公积金 missing -> "未找到关于公积金贷款额度的规定"."""
         keys = {t.key for t in terms}
@@ -673,7 +688,7 @@ class Reasoner:
         sep = "" if lang == "zh" else " "
         phrase = ("、" if lang == "zh" else ", ").join(sep.join(r) for r in picked) or question.strip() \
             or ("该问题" if lang == "zh" else "this question")
-        return render(lang, "gap", missing=phrase)
+        return render(lang, "gap", missing=phrase, topic=topic)
 
 
 # -- helpers --------------------------------------------------------------------------------
@@ -847,8 +862,9 @@ def _sentences_of(chunk: Chunk, lang: str) -> list[_Sentence]:
         quote = text[s:e]
         if rows_done and (quote.count("|") >= 2 or _mentions_row(quote, chunk.table)):
             continue  # the table's own rendering: already read as rows
-        if re.fullmatch(r"[\s|:\-—]+", quote) or quote.lstrip().startswith("#"):
-            continue  # table rules and markdown headings state nothing
+        if re.fullmatch(r"[\s|:\-—]+", quote) or "\n" not in quote and text[e:e + 1] == "\n" \
+                and is_heading(quote, text[e:].lstrip()[:1] or "A"):
+            continue  # table rules and headings state nothing; a heading is its section's context
         shown = strip_label(quote).strip(" |")
         if len(re.sub(r"\W", "", shown)) < 2:
             continue
