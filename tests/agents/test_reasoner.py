@@ -443,3 +443,35 @@ def test_the_users_synonyms_count_as_the_question_word():
     assert "营业额" not in " ".join(without.gaps) or without.status == "abstained"
     assert with_user.status == "answered" and "五亿元" in with_user.text
     assert not with_user.gaps
+
+
+def test_a_which_ones_question_gets_the_whole_list_under_its_heading_line():
+    chunk = make_chunk("v", "9", "Appendix B\nCountries requiring an invitation letter:\n- Chile\n- Nepal\n- Kenya\n"
+                       "- Laos", clause="Appendix B", title="Business Travel Rules", published=dt.date(2024, 4, 1),
+                       language="en")
+    other = make_chunk("v", "2", "2. Travel must be booked through the approved agency.", clause="2",
+                       title="Business Travel Rules", published=dt.date(2024, 4, 1), language="en")
+    answer = ask("Which countries need an invitation letter?", ev(other, chunk))
+    assert answer.status == "answered"
+    assert all(c in answer.text for c in ("Chile", "Nepal", "Kenya", "Laos"))
+    assert answer.text.startswith("Countries requiring an invitation letter")
+    assert_every_sentence_cited(answer)
+
+
+def test_the_answer_stays_short_sentences_that_only_add_words_go_past_the_limit():
+    rule = make_chunk("t", "4", "第四条 差旅住宿标准为每人每晚不超过500元。出差人员应当在返回后十个工作日内提交住宿发票和行程单。",
+                      title="差旅费管理办法", published=dt.date(2024, 1, 1))
+    question = "差旅住宿标准是多少，发票什么时候提交？"
+    from agentic_rag.config import ReasonerSettings
+
+    roomy = Reasoner(ReasonerSettings(max_answer_chars=200), today=TODAY).reason(question, route(question), ev(rule))
+    tight = Reasoner(ReasonerSettings(max_answer_chars=40), today=TODAY).reason(question, route(question), ev(rule))
+    assert "500元" in roomy.text and "十个工作日" in roomy.text
+    assert tight.text.startswith("差旅住宿标准为每人每晚不超过500元")
+    assert len(tight.sentences) <= len(roomy.sentences)
+
+
+def test_the_evidence_score_is_recorded_for_calibration():
+    answer = ask("异地就医备案需要提前几天办理？", ev(FILING, RATES))
+    event = next(e for e in answer.trace if e.kind == "reason")
+    assert event.args["evidence_score"] > event.args["abstain_below"]

@@ -228,14 +228,18 @@ def _synonym_groups() -> tuple[frozenset[str], ...]:
     return tuple(frozenset(str(t).lower() for t in g) for g in groups if isinstance(g, list))
 
 
-def synonyms(term: str) -> set[str]:
-    low = term.lower()
-    out: set[str] = set()
+@lru_cache(maxsize=1)
+def _synonym_index() -> dict[str, frozenset[str]]:
+    """Each word of the packaged groups -> every word it shares a group with."""
+    index: dict[str, set[str]] = {}
     for group in _synonym_groups():
-        if low in group:
-            out |= group
-    out.discard(low)
-    return out
+        for word in group:
+            index.setdefault(word, set()).update(group)
+    return {w: frozenset(g - {w}) for w, g in index.items()}
+
+
+def synonyms(term: str) -> set[str]:
+    return set(_synonym_index().get(term.lower(), ()))
 
 
 #: unit words whose first characters are another word (工作日 is a day, not 工作 "work")

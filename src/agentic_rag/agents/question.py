@@ -30,14 +30,14 @@ from functools import lru_cache
 
 from agentic_rag.agents.quantities import extract_quantities
 
-__all__ = ["Asked", "AnswerType", "analyze", "carries", "lists_items", "reads_as_procedure", "CONSTRAINING"]
+__all__ = ["Asked", "AnswerType", "analyze", "split_asks", "carries", "new_quantity_kinds", "lists_items", "reads_as_procedure", "CONSTRAINING"]
 
 AnswerType = str  # one of ANSWER_TYPES
-ANSWER_TYPES = ("date", "number", "person", "organization", "place", "list", "yes_no",
+ANSWER_TYPES = ("date", "number", "person", "organization", "place", "name", "list", "yes_no",
                 "definition", "comparison", "other")
 #: answer types a sentence can fail to carry (a yes/no or a definition fits any sentence, and a
-#: single item may answer "which ones")
-CONSTRAINING = frozenset({"date", "number", "person", "organization", "place"})
+#: single item may answer "which ones"); "name" is what something is called (吉祥物叫什么)
+CONSTRAINING = frozenset({"date", "number", "person", "organization", "place", "name"})
 
 
 @dataclass(frozen=True)
@@ -53,6 +53,8 @@ class Asked:
     enumeration: bool = False
     #: whether a rule applies (是否 / 算不算 / "Is ..."): its 限额 / 比例 name the subject, not a value
     yes_no: bool = False
+    #: how many things it asks ("how long is probation, and how many days ...": 2)
+    asks: int = 1
 
 
 # -- reading a question ------------------------------------------------------------------------
@@ -99,20 +101,26 @@ _PERSON = re.compile(
     r"谁|哪位|何人|什么人|(?:导演|主演|演员|编剧|作者|作曲|歌手|总理|总统|首相|主席|总书记|部长|市长|省长|行政长官|"
     r"首席执行官|CEO|董事长|总裁|总经理|创始人|得主|冠军得主|获得者|指令长|旗手|火炬手|教练|主教练|队长|"
     r"负责人|发言人|嫌疑人|凶手|设计师|主持人)\s*(?:是)?\s*[？?]?\s*$|"
-    r"\bwho\b|\bwhom\b|\bwhose\b|\bwhich (?:person|people|actor|actress|director|author|player|president|"
+    # English "who" asks at the start of a clause or after a preposition; after a noun it is a
+    # relative pronoun ("the politician who was premier")
+    r"(?:^|[,;:]\s*|\b(?:and|but|or)\s+)(?:who|whose)\b|\b(?:to|by|with|of|for|from) whom\b|^\s*whom\b|"
+    r"\b(?:did|does|do|is|was|were|are) (?:\w+ )?whom?\b|\bwhich (?:person|people|actor|actress|director|author|player|president|"
     r"minister|writer|singer|manager|officer)\b", re.I)
 _ORGANIZATION = re.compile(
     r"哪个部门|哪个机构|哪个单位|哪家|哪个公司|哪个组织|哪个团队|哪支|哪个队|什么机构|什么部门|"
     r"(?:冠军|主办方|承办方|主办单位|发行商|开发商|制造商|研发国家|主席国)\s*(?:是)?\s*[？?]?\s*$|"
     r"\bwhich (?:department|team|company|organi[sz]ation|agency|body|office|club|university|band|"
-    r"committee|party|firm|institution)\b|\bwhat (?:company|organi[sz]ation|agency|body|team|club|"
-    r"university|band)\b", re.I)
+    r"committee|party|firm|institution|station|network|label|publisher|airline|magazine|newspaper|school|"
+    r"college)\b|\bwhat (?:company|organi[sz]ation|agency|body|team|club|university|band|station|network|"
+    r"label|publisher|airline|magazine|newspaper|school|college)\b", re.I)
 _PLACE = re.compile(
     r"哪里|在哪|哪儿|什么地方|何处|何地|哪个国家|哪个城市|哪个省|哪座|哪个地区|"
     r"(?:地点|地址|举办地|所在地|发生地|起点|终点|目的地|产地|总部)\s*(?:是|在)?\s*[？?]?\s*$|"
     r"\bwhere\b|\blocation\b|\bvenue\b|\bwhich (?:country|city|state|province|town|county|region|place|island|river|venue|"
     r"website|system|platform|portal|channel)\b|\bin what (?:city|country|state)\b|\bwhat (?:city|country|"
     r"state|place)\b", re.I)
+_NAME = re.compile(r"叫什么|名字|名称|全称|简称|称号|口号|\bwhat (?:is|was|are|were) (?:the |its |their )?(?:\w+ )?"
+                   r"(?:name|title|nickname|motto|slogan)\b|\bcalled what\b|\bwhat (?:is|was) \w+ called\b", re.I)
 _DEFINITION = re.compile(
     r"什么是|是什么|是指|指什么|含义|定义|意思|怎么|如何|怎样|流程|步骤|手续|程序|需要什么|需要哪些材料|"
     r"\bwhat (?:is|are|does|do) \b|\bhow (?:do|does|can|should|to|is|are)\b|\bprocedure\b|\bwhat happens\b|"
@@ -146,6 +154,8 @@ def _analyze(text: str) -> Asked:
         kind = "person"
     elif _PLACE.search(text):
         kind = "place"
+    elif _NAME.search(text):
+        kind = "name"
     elif enumeration:
         kind = "list"
     elif _DEFINITION.search(text):
@@ -154,7 +164,44 @@ def _analyze(text: str) -> Asked:
         kind = "other"
     if kind in ("date", "number"):
         quantity = True
-    return Asked(kind, kinds, quantity, enumeration, yes_no)
+    asks = sum(1 for clause in _CLAUSES.split(text) if _ASK_WORD.search(clause))
+    return Asked(kind, kinds, quantity, enumeration, yes_no, max(1, asks))
+
+
+_CLAUSES = re.compile(r"[？?；;。！!，,、]|\band\b|以及|并且")
+_SENTENCES = re.compile(r"[？?；;。！!\n]+")
+_COMMA = re.compile(r"[，,]\s*(?:and\s+|以及|并且|还有)?")
+
+
+def split_asks(question: str) -> list[str]:
+    """The question's sub-questions: its sentences, and the comma clauses of one sentence that
+    each ask something ("差旅住宿标准是多少，发票什么时候提交"). A clause that asks nothing
+    ("For a two-year contract, how long ...") is the condition of the clause after it."""
+    out: list[str] = []
+    for sentence in _SENTENCES.split(question):
+        if not sentence.strip():
+            continue
+        pending = ""
+        asks: list[str] = []
+        for clause in _COMMA.split(sentence):
+            pending = f"{pending}，{clause}" if pending and is_cjk_text(clause) else \
+                (f"{pending}, {clause}" if pending else clause)
+            if _ASK_WORD.search(clause):
+                asks.append(pending)
+                pending = ""
+        if pending:
+            if asks:
+                asks[-1] += ("，" if is_cjk_text(pending) else ", ") + pending
+            else:
+                asks.append(pending)
+        out.extend(asks)
+    return out
+
+
+def is_cjk_text(text: str) -> bool:
+    return bool(re.search(r"[\u3400-\u9fff]", text))
+_ASK_WORD = re.compile(r"多少|几|多长|多久|什么|哪|谁|怎么|如何|是否|吗|\b(?:how|what|which|who|whom|when|where|why|"
+                       r"is|are|does|do|can|may)\b", re.I)
 
 
 # -- can a sentence carry the answer? ---------------------------------------------------------------
@@ -167,9 +214,6 @@ _DATE_WORDS = re.compile(
     r"\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|today|tomorrow|yesterday)\b|"
     r"\b(?:spring|summer|autumn|fall|winter)\b|\b\d{1,2}(?::\d{2})?\s*(?:a\.?m\.?|p\.?m\.?)\b|"
     r"\b(?:day|days|week|weeks|month|months|year|years|century|decade)\b|天|周|年|月|日|季度|世纪", re.I)
-_NUMBER_WORDS = re.compile(r"\d|[零〇一二两三四五六七八九十百千万亿]|"
-                           r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|"
-                           r"forty|fifty|hundred|thousand|million|billion|dozen|half)\b", re.I)
 #: a role or office that answers "who" in rule text (由部门负责人审批, approved by the manager)
 _ROLE = re.compile(r"由[^，。；]{1,20}(?:审批|批准|负责|办理|审核|决定|确定|担任|执导|主演)|负责人|担任|出任|当选|执导|主演|饰演|"
                    r"获得|夺得|率领|领衔|\b(?:approv\w* (?:by|of)|manager|director|president|officer|head|"
@@ -210,14 +254,51 @@ def reads_as_procedure(sentence: str) -> bool:
     return bool(_PROCEDURE.search(sentence))
 
 
-def carries(answer_type: AnswerType, sentence: str) -> bool:
-    """Whether ``sentence`` can state an answer of ``answer_type`` (see the module docstring).
+def carries(answer_type: AnswerType, sentence: str, question: str = "") -> bool:
+    """Whether ``sentence`` can state an answer of ``answer_type`` (see the module docstring),
+    with what ``question`` itself says taken out first: the answer is not in the question, so
+    "河南公布了2021年粮食总产量" has no number for "河南2021年的粮食总产量是多少".
 
     The tests are permissive on purpose: they rule out sentences that plainly cannot carry
     the answer (no date at all for a "when" question), never a sentence that might."""
     if answer_type not in CONSTRAINING:
         return True
-    return _carries(answer_type, sentence)
+    if sentence.rstrip().endswith(("？", "?")):
+        return False  # a question states nothing
+    return _carries(answer_type, _without(sentence, question) if question else sentence)
+
+
+@lru_cache(maxsize=16384)
+def _without(sentence: str, question: str) -> str:
+    """``sentence`` with the question's own words and numbers blanked out."""
+    from agentic_rag.agents.compose import segment
+
+    out = sentence
+    for word in sorted({w for w in segment(question) if len(w) >= 2 or w.isdigit()}, key=len, reverse=True):
+        if re.fullmatch(r"[\u3400-\u9fff]+", word):
+            out = out.replace(word, " ")
+        else:
+            out = re.sub(rf"(?<![A-Za-z0-9]){re.escape(word)}(?![A-Za-z0-9])", " ", out, flags=re.I)
+    return out
+
+
+#: dates and times, which state no amount
+_DATE_EXPR = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?,?"
+                        r"(?:\s+\d{4})?|\b\d{1,2}\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b|"
+                        r"\d{4}\s*年(?:\s*\d{1,2}\s*月(?:\s*\d{1,2}\s*[日号])?)?|\d{1,2}\s*月\s*\d{1,2}\s*[日号]|"
+                        r"\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\b(?:1[5-9]|20)\d{2}\b|\d{1,2}[：:]\d{2}", re.I)
+
+
+def new_quantity_kinds(sentence: str, question: str) -> frozenset[str]:
+    """Kinds of the quantities ``sentence`` states that ``question`` does not name itself
+    (dates not counted as amounts: a "how much" answer needs more than the year asked about)."""
+    return _new_kinds(sentence, question)
+
+
+@lru_cache(maxsize=16384)
+def _new_kinds(sentence: str, question: str) -> frozenset[str]:
+    rest = _without(sentence, question) if question else sentence
+    return frozenset(q.kind for q in extract_quantities(rest))
 
 
 @lru_cache(maxsize=16384)
@@ -226,8 +307,15 @@ def _carries(answer_type: str, sentence: str) -> bool:
         return bool(_DATE_WORDS.search(sentence)) or any(q.kind in ("date", "duration")
                                                          for q in extract_quantities(sentence))
     if answer_type == "number":
-        return bool(_NUMBER_WORDS.search(sentence))
+        # a year or a date is no amount: "2021年" does not answer "how much in 2021"
+        rest = _DATE_EXPR.sub(" ", sentence)
+        return bool(re.search(r"\d", rest)) or any(q.kind not in ("date",) for q in extract_quantities(rest)) \
+            or bool(re.search(r"[零〇一二两三四五六七八九十百千万亿]+余?[个次人名位项元倍成场届家辆件台吨斤米只块]", rest)) \
+            or bool(re.search(r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|"
+                              r"forty|fifty|hundred|thousand|million|billion|dozen|half|once|twice)\b", rest, re.I))
     names = _has_name(sentence)
+    if answer_type == "name":
+        return names
     if answer_type == "person":
         return names or bool(_ROLE.search(sentence))
     if answer_type == "organization":

@@ -67,7 +67,7 @@ from agentic_rag.agents.compose import (
 from agentic_rag.agents.conflicts import Arbiter, Decision, Fact, facts_of, find_conflicts
 from agentic_rag.agents.overrides import OverrideRule, load_overrides
 from agentic_rag.agents.quantities import extract_quantities, same_value
-from agentic_rag.agents.question import Asked, analyze, carries, lists_items, reads_as_procedure
+from agentic_rag.agents.question import Asked, analyze, carries, new_quantity_kinds, lists_items, reads_as_procedure, split_asks
 from agentic_rag.agents.scoring import Signals, dense_signal, evidence_score
 from agentic_rag.config import ReasonerSettings
 from agentic_rag.numerals import cn_to_int
@@ -160,6 +160,8 @@ class _Plan:
     wants: Asked  # what the whole question asks for (agents/question.py)
     asked: list[Quantity]  # values named in the question ("报销比例是80%的药品")
     bigrams: frozenset[str] = frozenset()
+    coverage: float = 1.0  # weighted share of the question's things some chunk mentions
+    question: str = ""
     asks_conflict: bool = False  # "……和国家规定不一致，以哪个为准？": the answer is an arbitration
 
 
@@ -197,30 +199,29 @@ class Reasoner:
 
         if not usable:
             return self._abstain(question, route, lang, [self._gap_phrase(question, plan.terms, lang, topic)],
-                                 t0, trace, "no evidence")
-        out_parts = [p for p in plan.pieces if self._part_missing(p, plan)]
-        if plan.pieces and len(out_parts) == len(plan.pieces):
-            gaps = [self._gap_phrase(question, [t for t in plan.missing if t in p.terms] or p.terms, lang, topic)
-                    for p in out_parts]
-            return self._abstain(question, route, lang, _dedupe(gaps), t0, trace,
-                                 "question words not in evidence: "
-                                 + ", ".join(t.text for t in plan.missing))
-
+                                 t0, trace, "no evidence", 0.0)
         candidates = self._candidates(usable, plan, route, lang)
         # a sentence that cannot state the kind of answer asked (no date for "when") is no answer
-        answers = [s for s in candidates if carries(plan.wants.answer_type, s.text)]
+        answers = [s for s in candidates if carries(plan.wants.answer_type, s.text, plan.question)]
         best = answers[0].score if answers else 0.0
         if best < self.settings.abstain_below:
             gap = self._gap_phrase(question, plan.missing or plan.terms, lang, topic)
             why = (f"best sentence scores {best:.2f} < {self.settings.abstain_below:g}" if answers else
                    f"no sentence states a {plan.wants.answer_type.replace('_', ' ')}")
-            return self._abstain(question, route, lang, [gap], t0, trace, why)
+            return self._abstain(question, route, lang, [gap], t0, trace, why, best)
+        # a question part whose things no chunk mentions is named as missing, the rest answered
+        out_parts = [p for p in plan.pieces if self._part_missing(p, plan)]
+        if len(out_parts) == len(plan.pieces):
+            out_parts = []
 
         if plan.asks_conflict:
             candidates = self._prefer_disputed(candidates)
-        chosen = self._select(candidates, plan)
+        chosen, extra = self._select(candidates, plan)
         conflicts, decisions, chosen = self._conflicts(candidates, chosen, plan, route)
         chosen = self._with_references(chosen, candidates, usable, plan, route, lang)
+        # the direct answer first; sentences that only add words or siblings while it stays short
+        limit = self.settings.max_answer_chars * plan.wants.asks * (1.0 if lang == "zh" else 1.5)
+        chosen = _within(chosen, extra, int(limit), lang)
 
         answer = self._compose(question, route, lang, chosen, conflicts, decisions)
         gaps = [self._gap_phrase(question, [t for t in plan.missing if t in p.terms] or p.terms, lang, topic)
@@ -231,7 +232,7 @@ class Reasoner:
                                                "text": _join(lang, [answer.text, note])})
         answer = self.verify(answer, usable)
         trace.append(TraceEvent(
-            kind="reason", duration_ms=(time.perf_counter() - t0) * 1000,
+            kind="reason", duration_ms=(time.perf_counter() - t0) * 1000, args=self._score_args(best),
             evidence_ids=[c.chunk_id for c in answer.citations],
             detail=f"{len(candidates)} candidate sentences, {len(answer.sentences)} used, "
                    f"{len(conflicts)} conflicts, status {answer.status}",
@@ -352,7 +353,7 @@ class Reasoner:
             asked = analyze(piece)
             return dataclasses.replace(asked, kinds=asked.kinds | whole.kinds)
 
-        for piece in _QUESTION_PARTS.split(question):
+        for piece in split_asks(question):
             keys = {t.key for t in content_terms(piece)}
             part = [t for t in terms if t.key in keys or (t.cjk and t.text in piece)]
             if not part:
@@ -380,8 +381,16 @@ class Reasoner:
             parts = [_Part(terms, whole)]
         pieces = pieces or parts
         asked = [q for q in extract_quantities(question) if not (q.kind == "date" and q.unit == "year")]
+        def covered(part_terms: Sequence[Term]) -> float:
+            hard = [t for t in part_terms if not t.soft and _thing_word(t)]
+            gone = sum(weights[t.key] for t in hard if t in missing)
+            return 1.0 - gone / sum(weights[t.key] for t in hard) if hard else 1.0
+
+        # the best-covered sub-question counts: the others are named as gaps of a partial answer
+        coverage = max((covered(p.terms) for p in pieces), default=covered(terms))
         return _Plan(terms, weights, parts[:MAX_SENTENCES], pieces[:MAX_SENTENCES], missing,
-                     whole, asked, _bigrams(question), asks_conflict)
+                     whole, asked, _bigrams(question), coverage=coverage, question=question,
+                     asks_conflict=asks_conflict)
 
     def _alternatives(self, term: Term) -> tuple[str, ...]:
         low = term.text.lower()
@@ -400,14 +409,16 @@ class Reasoner:
                     lang: str) -> list[_Sentence]:
         out: list[_Sentence] = []
         asked = TextCover(f"{route.question}\n{route.query}")
+        # a chunk the vector leg did not rank, when it ranked others, is far from the question
+        dense_leg = any("vector" in ev.scores for ev in evidence)
         for idx, ev in enumerate(evidence):
             chunk = ev.chunk
             head = TextCover(" ".join([chunk.title, " ".join(chunk.path), chunk.clause or ""]))
             context = TextCover(" ".join([chunk.title, " ".join(chunk.path), chunk.clause or "",
                                           chunk.text, _table_text(chunk)]))
             factor = _version_factor(chunk, route)
-            dense = dense_signal(ev.scores.get("vector"))
-            for pos, sent in enumerate(_sentences_of(chunk, lang)):
+            dense = dense_signal(ev.scores["vector"]) if "vector" in ev.scores else (0.0 if dense_leg else None)
+            for pos, sent in enumerate(_sentences_of(chunk, lang, lists=plan.wants.enumeration)):
                 sent.ev, sent.idx, sent.factor, sent.position, sent.dense = ev, idx, factor, pos, dense
                 if _unasked_condition(sent.text, asked):
                     sent.factor *= _CONDITION_FACTOR
@@ -429,6 +440,11 @@ class Reasoner:
         """The evidence score (:func:`~agentic_rag.agents.scoring.evidence_score`) of a sentence
         for the question words ``terms`` (the words of a listed item a part asks about count
         double) and the answer ``wants``."""
+        return evidence_score(self._signals(s, terms, plan, wants, focus), self.settings.weights, s.factor)
+
+    @staticmethod
+    def _signals(s: _Sentence, terms: Sequence[Term], plan: _Plan, wants: Asked,
+                 focus: frozenset[str] = frozenset()) -> Signals:
         w = {t.key: plan.weights[t.key] * (2.0 if t.key in focus else 1.0) for t in terms}
         total = sum(w.values()) or 1.0
         lexical = (sum(v for k, v in w.items() if k in s.hits)
@@ -437,26 +453,28 @@ class Reasoner:
         if s.matches_asked:
             lexical += 0.3
         fit = 0.0
-        if wants.quantity and s.has_quantity:
-            fit = 0.4 + (0.6 if wants.kinds & s.kinds else 0.0)
-        elif wants.answer_type in ("person", "organization", "place") and carries(wants.answer_type, s.text) \
+        # a value the question does not name itself: 2021年 does not answer "2021年……是多少"
+        kinds = new_quantity_kinds(s.quote, plan.question) if wants.quantity else frozenset()
+        if kinds:
+            fit = 0.4 + (0.6 if wants.kinds & kinds else 0.0)
+        elif wants.answer_type in ("person", "organization", "place", "name") and carries(wants.answer_type, s.text, plan.question) \
                 or wants.answer_type == "definition" and reads_as_procedure(s.text) \
                 or wants.answer_type == "list" and lists_items(s.text):
             fit = 0.6
-        signals = Signals(lexical=lexical, type=fit, dense=s.dense, position=1.0 / (1 + s.position),
-                          rank=1.0 / (1 + s.idx))
-        return evidence_score(signals, self.settings.weights, s.factor)
+        return Signals(lexical=lexical, type=fit, dense=s.dense, position=1.0 / (1 + s.position),
+                       rank=1.0 / (1 + s.idx), coverage=plan.coverage)
 
-    def _select(self, candidates: list[_Sentence], plan: _Plan) -> list[_Sentence]:
+    def _select(self, candidates: list[_Sentence], plan: _Plan) -> tuple[list[_Sentence], set[int]]:
         """One best sentence per question part, then sentences for words still uncovered, then
-        (for "which ones" questions) the best sentence's equally good siblings."""
+        (for "which ones" questions) the best sentence's equally good siblings. Returns the
+        sentences and the ids of those that only add to the direct answer (the last two kinds)."""
         chosen: list[_Sentence] = []
         for part in plan.parts if len(plan.parts) > 1 else []:
             def part_score(s: _Sentence, part: _Part = part) -> float:
                 return self._score(s, part.terms, plan, part.wants, part.focus)
 
             pool = [s for s in candidates if (s.has_quantity or not part.needs_value)
-                    and carries(part.wants.answer_type, s.text)]
+                    and carries(part.wants.answer_type, s.text, plan.question)]
             if not pool:
                 continue
             ranked = sorted(pool, key=lambda s: (-part_score(s), -s.score, s.idx, s.offset))
@@ -469,10 +487,11 @@ class Reasoner:
             if pick is not None:
                 chosen.append(pick)
         if not chosen:
-            chosen = [next(s for s in candidates if carries(plan.wants.answer_type, s.text))]
+            chosen = [next(s for s in candidates if carries(plan.wants.answer_type, s.text, plan.question))]
         # what the answer says so far: its sentences and their headings (not the rest of a clause,
         # which is exactly what a sibling sentence would add)
         covered = set().union(*(s.hits | s.head_hits for s in chosen))
+        extra: set[int] = set()
         floor = max(self.settings.abstain_below * 0.8, candidates[0].score * 0.45)
         for _ in range(MAX_SENTENCES - len(chosen)):
             best_pick: tuple[float, _Sentence] | None = None
@@ -490,13 +509,15 @@ class Reasoner:
             if best_pick is None:
                 break
             chosen.append(best_pick[1])
+            extra.add(id(best_pick[1]))
             covered |= best_pick[1].hits | best_pick[1].head_hits
         if plan.wants.enumeration:
             lead = chosen[0]
             siblings = [s for s in candidates if s.chunk.chunk_id == lead.chunk.chunk_id
                         and s not in chosen and s.score >= lead.score * 0.9]
             chosen[1:1] = siblings[:MAX_SENTENCES]
-        return chosen
+            extra |= {id(s) for s in siblings[:MAX_SENTENCES]}
+        return chosen, extra
 
     # -- conflicts -------------------------------------------------------------------------
     @staticmethod
@@ -656,13 +677,16 @@ class Reasoner:
                       sentences=sentences, citations=citations, conflicts=conflicts, route=route)
 
     def _abstain(self, question: str, route: RouteDecision, lang: str, gaps: list[str],
-                 t0: float, trace: list[TraceEvent], why: str) -> Answer:
+                 t0: float, trace: list[TraceEvent], why: str, score: float) -> Answer:
         joined = "；".join(gaps) if lang == "zh" else "; ".join(gaps)
         text = render(lang, "abstain", missing=joined)
         trace.append(TraceEvent(kind="reason", duration_ms=(time.perf_counter() - t0) * 1000,
-                                detail=f"abstained: {why}"))
+                                args=self._score_args(score), detail=f"abstained: {why}"))
         return Answer(question=question, text=text, status="abstained", gaps=gaps, route=route,
                       trace=trace)
+
+    def _score_args(self, score: float) -> dict[str, float]:
+        return {"evidence_score": round(score, 4), "abstain_below": self.settings.abstain_below}
 
     def _gap_phrase(self, question: str, terms: Sequence[Term], lang: str, topic: str) -> str:
         """The phrase of the question around its missing words: 公积金贷款额度最高是多少 with
@@ -704,6 +728,21 @@ def _listed_items(piece: str) -> list[str]:
     clause = re.split(r"[，,；;：:]", piece[:m.start()])[-1]
     items = [x.strip() for x in _LIST_SPLIT.split(clause) if x.strip()]
     return items if 2 <= len(items) <= MAX_SENTENCES else []
+
+
+def _within(chosen: list[_Sentence], extra: set[int], max_chars: int, lang: str) -> list[_Sentence]:
+    """The chosen sentences without the additions (``extra``) that would take the answer past
+    ``max_chars`` characters (``reasoner.max_answer_chars`` per thing the question asks): a
+    direct answer stays short, what supports it is kept."""
+    out: list[_Sentence] = []
+    length = 0
+    for s in chosen:
+        size = len(_trim(s, lang)) + 1
+        if id(s) in extra and out and length + size > max_chars:
+            continue
+        out.append(s)
+        length += size
+    return out
 
 
 def _without_deferrals(result: list[_Sentence], evidence: Sequence[Evidence]) -> list[_Sentence]:
@@ -837,8 +876,10 @@ def _table_text(chunk: Chunk) -> str:
     return "\n".join(" ".join(row) for row in [chunk.table.headers, *chunk.table.rows])
 
 
-def _sentences_of(chunk: Chunk, lang: str) -> list[_Sentence]:
-    """Candidate sentences of one chunk: table rows for tables, sentences otherwise."""
+def _sentences_of(chunk: Chunk, lang: str, lists: bool = False) -> list[_Sentence]:
+    """Candidate sentences of one chunk: table rows for tables, sentences otherwise. With
+    ``lists`` (a "which ones" question) a list and the line that introduces it ("Countries
+    requiring a visa letter:" and its items) is also one candidate, quoted whole."""
     out: list[_Sentence] = []
     text = chunk.text
     rows_done = False
@@ -858,6 +899,18 @@ def _sentences_of(chunk: Chunk, lang: str) -> list[_Sentence]:
                                  cover=TextCover(extra), extra_text=extra))
         rows_done = True
     intro = ""
+    intro_at = -1
+    items: list[tuple[int, int, str]] = []
+
+    def whole_list() -> None:
+        if lists and intro and len(items) >= 2:
+            sep = "；" if lang == "zh" else "; "
+            shown = intro.rstrip("：: ") + ("：" if lang == "zh" else ": ") + sep.join(
+                strip_label(text[a:b]).rstrip("；;。.") for a, b, _ in items)
+            out.append(_Sentence(ev=None, idx=0, text=shown, quote=text[intro_at:items[-1][1]],  # type: ignore[arg-type]
+                                 offset=intro_at, cover=TextCover(shown)))
+        items.clear()
+
     for s, e in split_sentences(text):
         quote = text[s:e]
         if rows_done and (quote.count("|") >= 2 or _mentions_row(quote, chunk.table)):
@@ -866,23 +919,27 @@ def _sentences_of(chunk: Chunk, lang: str) -> list[_Sentence]:
                 and is_heading(quote, text[e:].lstrip()[:1] or "A"):
             continue  # table rules and headings state nothing; a heading is its section's context
         shown = strip_label(quote).strip(" |")
-        if len(re.sub(r"\W", "", shown)) < 2:
-            continue
+        if len(re.sub(r"\W", "", shown)) < 2 or text[e:e + 1] in ("？", "?"):
+            continue  # a question (a FAQ's or a headline's) states nothing
         if _METADATA.match(shown) or shown.strip() == chunk.title.strip():
             continue  # the document's title, number, issuer and date lines state no rule
         if _INTRO.search(text[s:e + 1]):
             # "统筹基金支付比例如下：" says nothing alone; its items carry it as their subject
-            intro = shown
+            whole_list()
+            intro, intro_at = shown, s
             continue
         if _LIST_ITEM.match(quote) and intro:
             cover = TextCover(intro + " " + shown)
+            items.append((s, e, shown))
         else:
+            whole_list()
             intro = ""
             cover = TextCover(shown)
         # the quote is the sentence as written, without the clause label the citation names
         cut = label_length(quote) if re.match(r"\s*(?:第|Article|Section|Clause|Art\.|Sec\.|\d+\.\d)", quote) else 0
         out.append(_Sentence(ev=None, idx=0, text=shown, quote=quote[cut:], offset=s + cut,  # type: ignore[arg-type]
                              cover=cover))
+    whole_list()
     return out
 
 

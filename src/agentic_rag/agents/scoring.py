@@ -17,6 +17,10 @@ Every candidate sentence gets the same five signals, each in about [0, 1]:
 - ``position``: ``1 / (1 + i)`` for the i-th sentence of its chunk (rules and news lead with
   what matters).
 - ``rank``: ``1 / (1 + r)`` for the chunk's place r in the retriever's ranking.
+- ``coverage``: the share of the question's things (nouns, not verbs or manners: 提交 and
+  提出 are the same act, 公积金 and 医保 are not) that some evidence chunk mentions, weighted
+  by rarity. The same for every sentence of one question, it decides between answering and
+  abstaining, not which sentence answers.
 
 ``score = (Σ wᵢ·sᵢ over present signals) · (Σ wᵢ / Σ present wᵢ) · factor``, where ``factor``
 (≤ 1.2) prefers the pinned version and the general rule over a special case the question does
@@ -25,8 +29,9 @@ abstention threshold ``reasoner.abstain_below`` is calibrated on this score
 (``bench/calibrate.py``).
 
     >>> from agentic_rag.config import ReasonerWeights
-    >>> round(evidence_score(Signals(lexical=0.8, type=1.0, dense=None, position=1.0, rank=1.0),
-    ...                      ReasonerWeights(lexical=1.0, type=0.25, dense=0.0, position=0.0, rank=0.04)), 3)
+    >>> round(evidence_score(Signals(lexical=0.8, type=1.0, dense=None, position=1.0, rank=1.0, coverage=1.0),
+    ...                      ReasonerWeights(lexical=1.0, type=0.25, dense=0.0, position=0.0, rank=0.04,
+    ...                                      coverage=0.0)), 3)
     1.09
 """
 
@@ -51,6 +56,7 @@ class Signals:
     dense: float | None
     position: float
     rank: float
+    coverage: float = 1.0
 
 
 def dense_signal(cosine: float | None) -> float | None:
@@ -63,9 +69,9 @@ def dense_signal(cosine: float | None) -> float | None:
 def evidence_score(s: Signals, w: ReasonerWeights, factor: float = 1.0) -> float:
     """The one evidence score of a sentence: weighted signals, an absent one's weight spread
     over the others, times the version/condition ``factor``."""
-    total = w.lexical + w.type + w.dense + w.position + w.rank
+    total = w.lexical + w.type + w.dense + w.position + w.rank + w.coverage
     present = total - (w.dense if s.dense is None else 0.0)
     raw = (w.lexical * s.lexical + w.type * s.type + w.position * s.position + w.rank * s.rank
-           + (w.dense * s.dense if s.dense is not None else 0.0))
+           + w.coverage * s.coverage + (w.dense * s.dense if s.dense is not None else 0.0))
     scale = total / present if present > 0 else 1.0
     return raw * scale * factor
