@@ -82,6 +82,7 @@ def is_cjk(text: str) -> bool:
     return bool(_CJK_RUN.search(text))
 
 
+@lru_cache(maxsize=65536)
 def _norm(text: str) -> str:
     return normalize_digits(text).lower()
 

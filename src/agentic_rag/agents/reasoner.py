@@ -97,6 +97,8 @@ LONG_SENTENCE = {"zh": 60, "en": 110}
 #: two sentences of different documents this alike (character-bigram Jaccard) are versions of
 #: one rule: the other document's wording is weighed for conflicts whatever it scores
 _VERSION_ALIKE = 0.45
+#: chunks whose sentence split a Reasoner keeps (the oldest is dropped first)
+_SPLIT_CACHE = 4096
 #: a sentence for a special case the question does not mention counts this much
 _CONDITION_FACTOR = 0.8
 
@@ -110,7 +112,7 @@ _REF = re.compile(
     r"(?:Section|Article|Clause)\s+(?P<enno>\d+(?:\.\d+)*)", re.I)
 
 
-@dataclass
+@dataclass(eq=False)  # compared by identity: one object per candidate sentence
 class _Sentence:
     """A candidate claim: one sentence (or table row) of one evidence chunk."""
 
@@ -182,6 +184,7 @@ class Reasoner:
         if overrides is None:
             overrides = load_overrides(self.settings.overrides_file) if self.settings.overrides_file else []
         self.overrides = list(overrides)
+        self._split_cache: dict[tuple[str, str, str, bool], list[tuple[str, str, int, TextCover, str]]] = {}
         self.arbiter = Arbiter(self.settings.authority_weights, self.overrides, today)
 
     # -- public ----------------------------------------------------------------------------
@@ -418,7 +421,7 @@ class Reasoner:
                                           chunk.text, _table_text(chunk)]))
             factor = _version_factor(chunk, route)
             dense = dense_signal(ev.scores["vector"]) if "vector" in ev.scores else (0.0 if dense_leg else None)
-            for pos, sent in enumerate(_sentences_of(chunk, lang, lists=plan.wants.enumeration)):
+            for pos, sent in enumerate(self._sentences(chunk, lang, plan.wants.enumeration)):
                 sent.ev, sent.idx, sent.factor, sent.position, sent.dense = ev, idx, factor, pos, dense
                 if _unasked_condition(sent.text, asked):
                     sent.factor *= _CONDITION_FACTOR
@@ -434,6 +437,19 @@ class Reasoner:
                 out.append(sent)
         out.sort(key=lambda s: (-s.score, s.idx, s.offset))
         return out
+
+    def _sentences(self, chunk: Chunk, lang: str, lists: bool) -> list[_Sentence]:
+        """Fresh candidates of one chunk; the split (and its text covers) is kept per chunk text,
+        since the same chunks come back for question after question."""
+        key = (chunk.chunk_id, chunk.text, lang, lists)
+        parts = self._split_cache.get(key)
+        if parts is None:
+            parts = [(x.text, x.quote, x.offset, x.cover, x.extra_text) for x in _sentences_of(chunk, lang, lists)]
+            if len(self._split_cache) >= _SPLIT_CACHE:
+                self._split_cache.pop(next(iter(self._split_cache)))
+            self._split_cache[key] = parts
+        return [_Sentence(ev=None, idx=0, text=t, quote=q, offset=o, cover=c, extra_text=x)  # type: ignore[arg-type]
+                for t, q, o, c, x in parts]
 
     def _score(self, s: _Sentence, terms: Sequence[Term], plan: _Plan, wants: Asked,
                focus: frozenset[str] = frozenset()) -> float:
