@@ -30,8 +30,9 @@ def load(run: Path) -> tuple[str, list[tuple[float, bool]]]:
     """(set name, [(evidence score, answerable)]) of one run folder."""
     meta = json.loads((run / "results.json").read_text("utf-8")) if (run / "results.json").exists() else {}
     name = str(meta.get("set") or run.name.rsplit("-", 2)[0])
-    if meta.get("questions_file"):
-        name += f" ({Path(meta['questions_file']).parent.name or 'questions'})"
+    folder = Path(meta.get("questions_file") or "").parent.name
+    if folder and folder != name:  # another questions file for the set (examples/holdout)
+        name += f" ({folder})"
     points: list[tuple[float, bool]] = []
     for line in (run / "details.jsonl").read_text("utf-8").splitlines():
         row = json.loads(line)
