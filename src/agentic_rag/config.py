@@ -73,12 +73,30 @@ class RetrievalSettings(_Section):
     synonyms: Path | None = None  # extra synonym groups (JSON); the packaged table is always used
 
 
+class ReasonerWeights(_Section):
+    """Weights of the sentence evidence score's signals (agents/scoring.py documents them)."""
+
+    lexical: float = Field(1.0, ge=0, description="share of the question's words the sentence mentions")
+    type: float = Field(0.25, ge=0, description="fit to the answer type asked (a date for 'when')")
+    dense: float = Field(0.3, ge=0, description="question-passage cosine of the retrieval embedder")
+    position: float = Field(0.0, ge=0, description="earlier sentences of a chunk")
+    rank: float = Field(0.04, ge=0, description="the chunk's retrieval rank")
+    coverage: float = Field(1.0, ge=0, description="share of the question's things the evidence mentions")
+
+
 class ReasonerSettings(_Section):
     overrides_file: Path | None = None
     #: multiplier per authority (issuer) when arbitrating conflicts: finite and >= 0
     authority_weights: dict[str, Annotated[float, Field(ge=0, allow_inf_nan=False)]] = Field(
         default_factory=dict)
     min_evidence_score: float = Field(0.0, ge=0)
+    weights: ReasonerWeights = Field(default_factory=ReasonerWeights)
+    #: abstain when the best answer sentence scores below this (bench/calibrate.py chose it)
+    abstain_below: float = Field(1.32, ge=0)
+    #: the direct answer and what supports it; sentences that only add to it while the answer
+    #: stays within this many characters per thing asked (Chinese; English, which needs about
+    #: half as many characters again for the same content, gets 1.5 times as many)
+    max_answer_chars: int = Field(200, ge=40)
 
 
 class RouterSettings(_Section):

@@ -7,6 +7,7 @@ import re
 
 import pytest
 
+from agentic_rag.agents.vocabulary import Vocabulary, packaged_vocabulary
 from agentic_rag.agents.reasoner import Reasoner
 from agentic_rag.numerals import int_to_cn
 from agentic_rag.types import Answer, AnswerSentence, Chunk, Evidence, RouteDecision, Slots, Table
@@ -384,3 +385,84 @@ def test_a_word_inside_a_unit_is_not_the_word():
     text = TextCover("经办机构应当自受理申请之日起3个工作日内作出决定。")
     assert text.covers("工作日") and not text.covers("工作")
     assert TextCover("用人单位安排劳动者工作的，工作日延长").covers("工作")
+
+
+NEWS = dict(title="", published=dt.date(2023, 5, 2))
+FESTIVAL = Chunk(chunk_id="n1:p0:0", doc_id="n1", ord=0, title="", language="zh", span=(0, 80),
+                 text="本届城市音乐节吸引了众多乐迷。音乐节将于2023年6月18日在滨江公园开幕，为期三天。主办方表示，今年新增了夜间场次。")
+FESTIVAL_NOISE = Chunk(chunk_id="n2:p0:0", doc_id="n2", ord=0, title="", language="zh", span=(0, 60),
+                       text="城市音乐节的舞台设计融合了江南园林元素。乐迷们对音乐节的氛围评价很高。")
+
+
+def test_a_when_question_is_answered_by_the_sentence_with_a_date():
+    answer = ask("城市音乐节什么时候开幕？", ev(FESTIVAL_NOISE, FESTIVAL))
+    assert answer.status == "answered"
+    assert answer.text.startswith("音乐节将于2023年6月18日在滨江公园开幕")
+
+
+def test_a_when_question_is_abstained_when_no_sentence_states_a_date():
+    answer = ask("城市音乐节什么时候开幕？", ev(FESTIVAL_NOISE))
+    assert answer.status == "abstained"
+    # news is not rule text: the gap names missing information, not a missing provision
+    assert "规定" not in answer.text and "信息" in answer.text
+
+
+def test_a_heading_line_is_context_not_part_of_the_quoted_sentence():
+    chunk = make_chunk("g", "2", "Eligibility\nStaff who have passed probation may work from home two days a week.",
+                       clause="2", title="Home Working Guideline", published=dt.date(2024, 2, 1), language="en")
+    answer = ask("Who may work from home?", ev(chunk))
+    assert answer.status == "answered"
+    assert answer.text.startswith("Staff who have passed probation")
+    assert "Eligibility" not in answer.citations[0].quote
+
+
+def test_a_markdown_heading_does_not_swallow_its_first_sentence():
+    chunk = make_chunk("g", "3", "## Parking\nVisitors park in the east lot after signing in at reception.",
+                       clause="3", title="Site Guide", published=dt.date(2024, 2, 1), language="en")
+    answer = ask("Where do visitors park?", ev(chunk))
+    assert answer.status == "answered" and answer.text.startswith("Visitors park in the east lot")
+
+
+def test_the_users_synonyms_count_as_the_question_word():
+    chunk = make_chunk("f", "5", "第五条 公司年度营业收入达到五亿元以上的，应当披露分部信息。", title="信息披露细则",
+                       published=dt.date(2024, 1, 1))
+    question = "年度营业额达到多少需要披露分部信息？"
+    without = Reasoner(today=TODAY).reason(question, route(question), ev(chunk))
+    vocabulary = packaged_vocabulary()
+    vocabulary = Vocabulary((*vocabulary.synonym_groups, ("营业额", "营业收入")), vocabulary.colloquial)
+    with_user = Reasoner(today=TODAY, vocabulary=vocabulary).reason(question, route(question), ev(chunk))
+    assert "营业额" not in " ".join(without.gaps) or without.status == "abstained"
+    assert with_user.status == "answered" and "五亿元" in with_user.text
+    assert not with_user.gaps
+
+
+def test_a_which_ones_question_gets_the_whole_list_under_its_heading_line():
+    chunk = make_chunk("v", "9", "Appendix B\nCountries requiring an invitation letter:\n- Chile\n- Nepal\n- Kenya\n"
+                       "- Laos", clause="Appendix B", title="Business Travel Rules", published=dt.date(2024, 4, 1),
+                       language="en")
+    other = make_chunk("v", "2", "2. Travel must be booked through the approved agency.", clause="2",
+                       title="Business Travel Rules", published=dt.date(2024, 4, 1), language="en")
+    answer = ask("Which countries need an invitation letter?", ev(other, chunk))
+    assert answer.status == "answered"
+    assert all(c in answer.text for c in ("Chile", "Nepal", "Kenya", "Laos"))
+    assert answer.text.startswith("Countries requiring an invitation letter")
+    assert_every_sentence_cited(answer)
+
+
+def test_the_answer_stays_short_sentences_that_only_add_words_go_past_the_limit():
+    rule = make_chunk("t", "4", "第四条 差旅住宿标准为每人每晚不超过500元。出差人员应当在返回后十个工作日内提交住宿发票和行程单。",
+                      title="差旅费管理办法", published=dt.date(2024, 1, 1))
+    question = "差旅住宿标准是多少，发票什么时候提交？"
+    from agentic_rag.config import ReasonerSettings
+
+    roomy = Reasoner(ReasonerSettings(max_answer_chars=200), today=TODAY).reason(question, route(question), ev(rule))
+    tight = Reasoner(ReasonerSettings(max_answer_chars=40), today=TODAY).reason(question, route(question), ev(rule))
+    assert "500元" in roomy.text and "十个工作日" in roomy.text
+    assert tight.text.startswith("差旅住宿标准为每人每晚不超过500元")
+    assert len(tight.sentences) <= len(roomy.sentences)
+
+
+def test_the_evidence_score_is_recorded_for_calibration():
+    answer = ask("异地就医备案需要提前几天办理？", ev(FILING, RATES))
+    event = next(e for e in answer.trace if e.kind == "reason")
+    assert event.args["evidence_score"] > event.args["abstain_below"]

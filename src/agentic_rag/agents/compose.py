@@ -29,8 +29,8 @@ from agentic_rag.tokenizer import cut, cut_for_search, dictionary_path
 
 __all__ = [
     "Term", "TextCover", "content_terms", "atoms", "segment", "split_sentences", "strip_label",
-    "label_length", "unwrap", "render", "TEMPLATES", "check_sentence", "is_cjk", "is_nounish", "stem",
-    "synonyms",
+    "label_length", "unwrap", "is_heading", "render", "TEMPLATES", "check_sentence", "is_cjk", "is_nounish", "stem",
+    "synonyms", "TOPIC_WORDS", "is_rule_text",
 ]
 
 _CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+")
@@ -81,6 +81,7 @@ def is_cjk(text: str) -> bool:
     return bool(_CJK_RUN.search(text))
 
 
+@lru_cache(maxsize=65536)
 def _norm(text: str) -> str:
     return normalize_digits(text).lower()
 
@@ -302,8 +303,9 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
     cuts: list[tuple[int, int]] = [(m.start(), m.end()) for m in _SENT_END.finditer(text)]
     for m in re.finditer(r"\n+", text):
         before = text[:m.start()].rstrip(" \t\u3000")
+        line = before[before.rfind("\n") + 1:]
         hard = m.end() - m.start() > 1 or not before or before[-1] in _WRAP_END \
-            or _NEW_LINE.match(text, m.end()) is not None
+            or _NEW_LINE.match(text, m.end()) is not None or is_heading(line, text[m.end():m.end() + 1])
         if hard:
             cuts.append((m.start(), m.end()))
     cuts.sort()
@@ -342,6 +344,29 @@ def _split_long(text: str, s: int, e: int) -> list[tuple[int, int]]:
     return [(a, b) for a, b in out if b - a >= 2]
 
 
+_HEADING_EN = re.compile(r"(?:\d+(?:\.\d+)*\.?\s+)?[A-Z][\w'’&/\-]*(?:\s+[\w'’&/\-]+){0,7}")
+
+
+def is_heading(line: str, after: str = "A") -> bool:
+    """Whether a line is a heading (context for what follows, not part of its first sentence):
+    a markdown heading, or a short line without sentence punctuation followed by a line that
+    starts a sentence — "Eligibility" above "Employees who ...", "报销范围" above a rule. A PDF's
+    soft wrap breaks full-width lines, so a short line before a new one is not a wrap."""
+    line = line.strip()
+    if not line:
+        return False
+    if line.startswith("#"):
+        return True
+    label = _LABEL.match(line)
+    if label and label.end() >= len(line.rstrip()):
+        return False  # a clause number alone on its line labels the text after it
+    if re.search(r"[，。；：、！？,.;:!?|]", line):
+        return False
+    if is_cjk(line):
+        return len(line) <= 15 and not re.match(r"[，。；、）)]", after)
+    return bool(_HEADING_EN.fullmatch(line)) and (after[:1].isupper() or after[:1].isdigit())
+
+
 def unwrap(text: str) -> str:
     """Join soft-wrapped lines: no space between Chinese characters, one space otherwise."""
     text = re.sub(r"(?<=[\u3400-\u9fff，、（）“”《》])\s*\n\s*(?=[\u3400-\u9fff，、（）“”《》\d])", "", text)
@@ -371,7 +396,7 @@ TEMPLATES: dict[str, dict[str, str]] = {
         "loser": "{source}为{value}（{state}）",
         "xref": "{text}",
         "abstain": "根据现有资料，{missing}，无法回答。",
-        "gap": "未找到关于{missing}的内容",
+        "gap": "未找到关于{missing}的{topic}",
         "partial": "另外，{missing}。",
         "undecided": "各来源说法不一致，无法判定以哪一项为准：{values}。",
         "unsupported": "（需人工审核）",
@@ -381,7 +406,7 @@ TEMPLATES: dict[str, dict[str, str]] = {
         "loser": "{source} states {value} ({state})",
         "xref": "{text}",
         "abstain": "This cannot be answered from the documents: {missing}.",
-        "gap": "nothing found on {missing}",
+        "gap": "no {topic} found on {missing}",
         "partial": "Not found: {missing}.",
         "undecided": "Sources differ and no rule decides between them: {values}.",
         "unsupported": " (needs review)",
@@ -397,10 +422,31 @@ RULE_WORDS: dict[str, dict[str, str]] = {
            "newer": "published at least a year later, the newer document wins",
            "authority": "issuing authority weighted by recency", "tie": "undecided"},
 }
+#: what the documents hold, in a gap phrase: rules in rule text, plain information otherwise (news)
+TOPIC_WORDS: dict[str, dict[str, str]] = {
+    "zh": {"rules": "规定", "other": "信息"},
+    "en": {"rules": "provision", "other": "information"},
+}
 STATE_WORDS: dict[str, dict[str, str]] = {
     "zh": {"repealed": "已废止", "superseded": "已被新版本替代", "active": "未采用"},
     "en": {"repealed": "repealed", "superseded": "superseded", "active": "not applied"},
 }
+
+
+_RULE_TITLE = re.compile(
+    r"办法|规定|条例|制度|细则|通知|政策|守则|章程|合同|协议|法$|法（|准则|指引|须知|"
+    r"\b(?:policy|policies|regulations?|handbook|rules|agreement|contract|procedures?|guidelines?|code|terms|act)\b",
+    re.I)
+
+
+def is_rule_text(titles: Sequence[str], clauses: Sequence[str | None]) -> bool:
+    """Whether documents are rule text (policies, regulations, contracts) rather than news or
+    prose: most of them are numbered clauses, or their titles name a kind of rule."""
+    if not titles:
+        return False
+    numbered = sum(1 for c in clauses if c)
+    named = sum(1 for t in titles if _RULE_TITLE.search(t or ""))
+    return numbered * 2 >= len(clauses) or named * 2 >= len(titles)
 
 
 def render(lang: str, key: str, **values: str) -> str:
@@ -411,7 +457,7 @@ def render(lang: str, key: str, **values: str) -> str:
 @lru_cache(maxsize=1)
 def _template_literals() -> tuple[str, ...]:
     pieces: set[str] = set()
-    for table in (*TEMPLATES.values(), *RULE_WORDS.values(), *STATE_WORDS.values()):
+    for table in (*TEMPLATES.values(), *RULE_WORDS.values(), *STATE_WORDS.values(), *TOPIC_WORDS.values()):
         for fmt in table.values():
             for literal, *_ in string.Formatter().parse(fmt):
                 for piece in re.split(r"[，。；：（）(),;:.\s]+", literal or ""):

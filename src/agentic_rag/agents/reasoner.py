@@ -36,6 +36,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import datetime as dt
 import math
 import re
@@ -48,11 +49,14 @@ from agentic_rag.agents.compose import (
     STATE_WORDS,
     STOP_EN,
     STOP_ZH,
+    TOPIC_WORDS,
     Term,
     TextCover,
     check_sentence,
     content_terms,
+    is_heading,
     is_nounish,
+    is_rule_text,
     label_length,
     render,
     segment,
@@ -63,6 +67,8 @@ from agentic_rag.agents.conflicts import Arbiter, Decision, Fact, aligned_confli
 from agentic_rag.agents.overrides import OverrideRule, load_overrides
 from agentic_rag.agents.quantities import extract_quantities, same_value
 from agentic_rag.agents.vocabulary import Vocabulary, packaged_vocabulary
+from agentic_rag.agents.question import Asked, analyze, carries, new_quantity_kinds, lists_items, reads_as_procedure, split_asks
+from agentic_rag.agents.scoring import Signals, dense_signal, evidence_score
 from agentic_rag.config import ReasonerSettings
 from agentic_rag.numerals import cn_to_int
 from agentic_rag.types import (
@@ -84,8 +90,6 @@ __all__ = ["Reasoner"]
 MAX_SENTENCES = 4
 #: evidence chunks read per question (the retriever ranks; the tail adds noise, not facts)
 MAX_EVIDENCE = 20
-#: the best sentence must mention at least this share of the question's words
-MIN_SCORE = 0.34
 #: a question part is out of scope when this share of its words is nowhere in the evidence
 MAX_MISSING_SHARE = 0.25
 #: sentences longer than this are cut to their relevant segments (characters)
@@ -93,35 +97,12 @@ LONG_SENTENCE = {"zh": 60, "en": 110}
 #: two sentences of different documents this alike (character-bigram Jaccard) are versions of
 #: one rule: the other document's wording is weighed for conflicts whatever it scores
 _VERSION_ALIKE = 0.45
+#: chunks whose sentence split a Reasoner keeps (the oldest is dropped first)
+_SPLIT_CACHE = 4096
 #: a sentence for a special case the question does not mention counts this much
 _CONDITION_FACTOR = 0.8
 
-_ASKS_QUANTITY = re.compile(
-    r"多少|几|多长|多久|多高|多大|比例|标准|限额|额度|时限|期限|什么时候|何时|哪天|起付|金额|费用|天数|"
-    r"how (?:much|many|long|often|soon)|what (?:percentage|rate|amount|share)|\bwhen\b|\blimit\b|"
-    r"\brate\b|\bdeadline\b|\bhow\b", re.I)
 _QUESTION_PARTS = re.compile(r"[？?；;。！!\n]+")
-#: what kind of value a question asks for, from its question words
-_ASKED_KIND: tuple[tuple[str, re.Pattern[str]], ...] = (
-    ("duration", re.compile(r"多少天|几天|多少个?工作日|几个工作日|多长时间|多久|多少年|几年|几个月|多少个月|期限|时限|有效期|"
-                            r"how long|how many (?:days|weeks|months|years|hours)|how (?:soon|fast|quickly)|within how", re.I)),
-    ("money", re.compile(r"多少钱|多少元|几元|金额|限额|额度|费用是多少|补贴|津贴|how much|\bcost\b|allowance|amount", re.I)),
-    ("percent", re.compile(r"比例|百分之几|几成|百分比|percentage|\brate\b|\bshare\b", re.I)),
-    ("date", re.compile(r"哪天|哪一天|什么时候|何时|几月几日|日期|\bwhen\b|\bdate\b", re.I)),
-    ("count", re.compile(r"多少次|几次|多少人|几人|多少项|几项|how many (?:times|people|persons|items)", re.I)),
-)
-#: what kind of answer a question word asks for, and how a sentence that gives one reads
-_ANSWER_TYPES: tuple[tuple[re.Pattern[str], re.Pattern[str]], ...] = (
-    (re.compile(r"由谁|是谁|谁来|谁负责|哪个部门|哪个机构|\bwho\b|\bwhom\b|which (?:department|team|person)", re.I),
-     re.compile(r"由[^，。；]{1,20}(?:审批|批准|负责|办理|审核|决定|确定)|负责人|\b(?:approv\w* (?:by|of)|manager|director|"
-                r"president|officer|department|team)\b", re.I)),
-    (re.compile(r"哪里|在哪|哪儿|什么地方|何处|哪个网站|哪个平台|什么渠道|哪些渠道|什么途径|\bwhere\b|which (?:website|system|"
-                r"platform|portal|channel)", re.I),
-     re.compile(r"系统|平台|窗口|网站|APP|小程序|柜台|服务大厅|\b(?:system|portal|website|platform|office|online|app)\b", re.I)),
-    (re.compile(r"怎么办|如何处理|可以怎么|怎样处理|what happens|what (?:can|should) (?:i|we|an employee)", re.I),
-     re.compile(r"可以向|投诉|举报|申请仲裁|提起诉讼|补办|\b(?:may|can|must|will be|requires?|approval)\b", re.I)),
-)
-_ENUMERATION = re.compile(r"哪些|哪几|有哪|\bwhich\b(?! one)|\bwhat are\b|\blist\b", re.I)
 #: words that end a gap phrase: degree words and filler around the missing subject
 _GAP_STOP = frozenset("最高 最低 最多 最少 一般 目前 现在 最新 现行 具体 规定 标准 要求".split())
 _REF = re.compile(
@@ -131,7 +112,7 @@ _REF = re.compile(
     r"(?:Section|Article|Clause)\s+(?P<enno>\d+(?:\.\d+)*)", re.I)
 
 
-@dataclass
+@dataclass(eq=False)  # compared by identity: one object per candidate sentence
 class _Sentence:
     """A candidate claim: one sentence (or table row) of one evidence chunk."""
 
@@ -149,7 +130,8 @@ class _Sentence:
     bigram: float = 0.0  # share of the question's character bigrams it contains
     head_hits: set[str] = field(default_factory=set)  # words its document title / headings give
     kinds: set[str] = field(default_factory=set)  # kinds of the quantities it states
-    answer_type: set[int] = field(default_factory=set)  # answer types (_ANSWER_TYPES) it gives
+    position: int = 0  # its place among its chunk's sentences
+    dense: float | None = None  # the dense signal of its chunk (scoring.dense_signal)
     has_quantity: bool = False
     matches_asked: bool = False
 
@@ -163,7 +145,7 @@ class _Part:
     """One sub-question ("…多少？由谁审批？" has two)."""
 
     terms: list[Term]
-    asks_quantity: bool
+    wants: Asked
     focus: frozenset[str] = frozenset()  # keys of the listed item this part asks about
     needs_value: bool = False  # only a sentence that states a quantity can answer it
 
@@ -177,12 +159,11 @@ class _Plan:
     parts: list[_Part]  # sub-questions to select a sentence for
     pieces: list[_Part]  # the question's sentences, each judged for coverage on its own
     missing: list[Term]
-    asks_quantity: bool
+    wants: Asked  # what the whole question asks for (agents/question.py)
     asked: list[Quantity]  # values named in the question ("报销比例是80%的药品")
-    enumeration: bool  # "哪些" / "which": every equally good row or item is wanted
     bigrams: frozenset[str] = frozenset()
-    asked_kinds: frozenset[str] = frozenset()  # the kinds of value the question asks for
-    answer_types: frozenset[int] = frozenset()  # who / where / what-to-do questions
+    coverage: float = 1.0  # weighted share of the question's things some chunk mentions
+    question: str = ""
     asks_conflict: bool = False  # "……和国家规定不一致，以哪个为准？": the answer is an arbitration
 
 
@@ -202,6 +183,7 @@ class Reasoner:
         if overrides is None:
             overrides = load_overrides(self.settings.overrides_file) if self.settings.overrides_file else []
         self.overrides = list(overrides)
+        self._split_cache: dict[tuple[str, str, str, bool], list[tuple[str, str, int, TextCover, str]]] = {}
         self.arbiter = Arbiter(self.settings.authority_weights, self.overrides, today)
 
     # -- public ----------------------------------------------------------------------------
@@ -212,33 +194,39 @@ class Reasoner:
         usable = [e for e in evidence if e.score >= self.settings.min_evidence_score][:MAX_EVIDENCE]
         plan = self._plan(question, route, usable)
         trace: list[TraceEvent] = []
+        chunks = [e.chunk for e in usable]
+        # the gap phrase says what the documents would hold: a rule in rule text, else information
+        topic = TOPIC_WORDS[lang]["rules" if is_rule_text([c.title for c in chunks], [c.clause for c in chunks])
+                                  else "other"]
 
         if not usable:
-            return self._abstain(question, route, lang, [self._gap_phrase(question, plan.terms, lang)],
-                                 t0, trace, "no evidence")
-        out_parts = [p for p in plan.pieces if self._part_missing(p, plan)]
-        if plan.pieces and len(out_parts) == len(plan.pieces):
-            gaps = [self._gap_phrase(question, [t for t in plan.missing if t in p.terms] or p.terms, lang)
-                    for p in out_parts]
-            return self._abstain(question, route, lang, _dedupe(gaps), t0, trace,
-                                 "question words not in evidence: "
-                                 + ", ".join(t.text for t in plan.missing))
-
+            return self._abstain(question, route, lang, [self._gap_phrase(question, plan.terms, lang, topic)],
+                                 t0, trace, "no evidence", 0.0)
         candidates = self._candidates(usable, plan, route, lang)
-        if not candidates or candidates[0].score < MIN_SCORE:
-            gap = self._gap_phrase(question, plan.missing or plan.terms, lang)
-            return self._abstain(question, route, lang, [gap], t0, trace,
-                                 f"best sentence covers {candidates[0].score if candidates else 0:.2f} "
-                                 "of the question")
+        # a sentence that cannot state the kind of answer asked (no date for "when") is no answer
+        answers = [s for s in candidates if carries(plan.wants.answer_type, s.text, plan.question)]
+        best = answers[0].score if answers else 0.0
+        if best < self.settings.abstain_below:
+            gap = self._gap_phrase(question, plan.missing or plan.terms, lang, topic)
+            why = (f"best sentence scores {best:.2f} < {self.settings.abstain_below:g}" if answers else
+                   f"no sentence states a {plan.wants.answer_type.replace('_', ' ')}")
+            return self._abstain(question, route, lang, [gap], t0, trace, why, best)
+        # a question part whose things no chunk mentions is named as missing, the rest answered
+        out_parts = [p for p in plan.pieces if self._part_missing(p, plan)]
+        if len(out_parts) == len(plan.pieces):
+            out_parts = []
 
         if plan.asks_conflict:
             candidates = self._prefer_disputed(candidates)
-        chosen = self._select(candidates, plan)
+        chosen, extra = self._select(candidates, plan)
         conflicts, decisions, chosen = self._conflicts(candidates, chosen, plan, route)
         chosen = self._with_references(chosen, candidates, usable, plan, route, lang)
+        # the direct answer first; sentences that only add words or siblings while it stays short
+        limit = self.settings.max_answer_chars * plan.wants.asks * (1.0 if lang == "zh" else 1.5)
+        chosen = _within(chosen, extra, int(limit), lang)
 
         answer = self._compose(question, route, lang, chosen, conflicts, decisions)
-        gaps = [self._gap_phrase(question, [t for t in plan.missing if t in p.terms] or p.terms, lang)
+        gaps = [self._gap_phrase(question, [t for t in plan.missing if t in p.terms] or p.terms, lang, topic)
                 for p in out_parts]
         if gaps:
             note = render(lang, "partial", missing="、".join(gaps) if lang == "zh" else "; ".join(gaps))
@@ -246,7 +234,7 @@ class Reasoner:
                                                "text": _join(lang, [answer.text, note])})
         answer = self.verify(answer, usable)
         trace.append(TraceEvent(
-            kind="reason", duration_ms=(time.perf_counter() - t0) * 1000,
+            kind="reason", duration_ms=(time.perf_counter() - t0) * 1000, args=self._score_args(best),
             evidence_ids=[c.chunk_id for c in answer.citations],
             detail=f"{len(candidates)} candidate sentences, {len(answer.sentences)} used, "
                    f"{len(conflicts)} conflicts, status {answer.status}",
@@ -355,20 +343,29 @@ class Reasoner:
                     weights[t.key] *= 0.5
         parts: list[_Part] = []
         pieces: list[_Part] = []
-        for piece in _QUESTION_PARTS.split(question):
+        whole = analyze(question)
+
+        def wanted(piece: str) -> Asked:
+            # the kind of value the whole question names counts for each part ("……要给补贴吗？
+            # 给多少？": the amount is money)
+            asked = analyze(piece)
+            return dataclasses.replace(asked, kinds=asked.kinds | whole.kinds)
+
+        for piece in split_asks(question):
             keys = {t.key for t in content_terms(piece)}
             part = [t for t in terms if t.key in keys or (t.cjk and t.text in piece)]
             if not part:
-                if parts and _asks_quantity(piece):
+                if parts and wanted(piece).quantity:
                     # "……要给补贴吗？给多少？": a follow-up that names no subject asks for the
                     # amount of the previous part's subject, and wants its own sentence: one
                     # that states a value
-                    parts.append(_Part(parts[-1].terms, True, needs_value=True))
+                    parts.append(_Part(parts[-1].terms, wanted(piece), needs_value=True))
                 continue
-            pieces.append(_Part(part, bool(_asks_quantity(piece))))
+            wants = wanted(piece)
+            pieces.append(_Part(part, wants))
             items = _listed_items(piece)
             if len(items) < 2:
-                parts.append(_Part(part, bool(_asks_quantity(piece))))
+                parts.append(_Part(part, wants))
                 continue
             # "起付标准、支付比例和最高支付限额分别是多少": one sub-question per listed item,
             # each with the words the items share ("在职职工在三级医院住院")
@@ -376,17 +373,22 @@ class Reasoner:
                           for item in items]
             shared = [t for t in part if not any(t in it for it in item_terms)]
             for it in item_terms:
-                parts.append(_Part(shared + it, True, frozenset(t.key for t in it)))
+                parts.append(_Part(shared + it, Asked("number", whole.kinds, quantity=True),
+                                   frozenset(t.key for t in it)))
         if not parts and terms:
-            parts = [_Part(terms, bool(_asks_quantity(question)))]
+            parts = [_Part(terms, whole)]
         pieces = pieces or parts
         asked = [q for q in extract_quantities(question) if not (q.kind == "date" and q.unit == "year")]
+        def covered(part_terms: Sequence[Term]) -> float:
+            hard = [t for t in part_terms if not t.soft and _thing_word(t)]
+            gone = sum(weights[t.key] for t in hard if t in missing)
+            return 1.0 - gone / sum(weights[t.key] for t in hard) if hard else 1.0
+
+        # the best-covered sub-question counts: the others are named as gaps of a partial answer
+        coverage = max((covered(p.terms) for p in pieces), default=covered(terms))
         return _Plan(terms, weights, parts[:MAX_SENTENCES], pieces[:MAX_SENTENCES], missing,
-                     bool(_asks_quantity(question)), asked,
-                     bool(_ENUMERATION.search(question)), _bigrams(question),
-                     frozenset(k for k, p in _ASKED_KIND if p.search(question)),
-                     frozenset(i for i, (asks, _) in enumerate(_ANSWER_TYPES) if asks.search(question)),
-                     asks_conflict)
+                     whole, asked, _bigrams(question), coverage=coverage, question=question,
+                     asks_conflict=asks_conflict)
 
     def _with_synonyms(self, terms: Sequence[Term], text: str) -> list[Term]:
         """Terms with their synonyms; an English word inside a phrase of a synonym group
@@ -414,14 +416,17 @@ class Reasoner:
                     lang: str) -> list[_Sentence]:
         out: list[_Sentence] = []
         asked = TextCover(f"{route.question}\n{route.query}")
+        # a chunk the vector leg did not rank, when it ranked others, is far from the question
+        dense_leg = any("vector" in ev.scores for ev in evidence)
         for idx, ev in enumerate(evidence):
             chunk = ev.chunk
             head = TextCover(" ".join([chunk.title, " ".join(chunk.path), chunk.clause or ""]))
             context = TextCover(" ".join([chunk.title, " ".join(chunk.path), chunk.clause or "",
                                           chunk.text, _table_text(chunk)]))
             factor = _version_factor(chunk, route)
-            for sent in _sentences_of(chunk, lang):
-                sent.ev, sent.idx, sent.factor = ev, idx, factor
+            dense = dense_signal(ev.scores["vector"]) if "vector" in ev.scores else (0.0 if dense_leg else None)
+            for pos, sent in enumerate(self._sentences(chunk, lang, plan.wants.enumeration)):
+                sent.ev, sent.idx, sent.factor, sent.position, sent.dense = ev, idx, factor, pos, dense
                 if _unasked_condition(sent.text, asked):
                     sent.factor *= _CONDITION_FACTOR
                 sent.hits = {t.key for t in plan.terms if sent.cover.covers(t)}
@@ -432,50 +437,69 @@ class Reasoner:
                 sent.kinds = {q.kind for q in quantities}
                 sent.matches_asked = any(same_value(a, q) for a in plan.asked for q in quantities)
                 sent.bigram = _bigram_share(plan.bigrams, sent.text)
-                sent.answer_type = {i for i, (_, says) in enumerate(_ANSWER_TYPES)
-                                    if i in plan.answer_types and says.search(sent.text)}
-                sent.score = self._score(sent, plan.terms, plan, plan.asks_quantity)
+                sent.score = self._score(sent, plan.terms, plan, plan.wants)
                 out.append(sent)
         out.sort(key=lambda s: (-s.score, s.idx, s.offset))
         return out
 
-    @staticmethod
-    def _score(s: _Sentence, terms: Sequence[Term], plan: _Plan, asks_quantity: bool,
+    def _sentences(self, chunk: Chunk, lang: str, lists: bool) -> list[_Sentence]:
+        """Fresh candidates of one chunk; the split (and its text covers) is kept per chunk text,
+        since the same chunks come back for question after question."""
+        key = (chunk.chunk_id, chunk.text, lang, lists)
+        parts = self._split_cache.get(key)
+        if parts is None:
+            parts = [(x.text, x.quote, x.offset, x.cover, x.extra_text) for x in _sentences_of(chunk, lang, lists)]
+            if len(self._split_cache) >= _SPLIT_CACHE:
+                self._split_cache.pop(next(iter(self._split_cache)))
+            self._split_cache[key] = parts
+        return [_Sentence(ev=None, idx=0, text=t, quote=q, offset=o, cover=c, extra_text=x)  # type: ignore[arg-type]
+                for t, q, o, c, x in parts]
+
+    def _score(self, s: _Sentence, terms: Sequence[Term], plan: _Plan, wants: Asked,
                focus: frozenset[str] = frozenset()) -> float:
-        """Share of the (weighted) words mentioned by the sentence, its chunk context counting
-        0.6 (the words of a listed item a part asks about count double); a quantity when one
-        is asked, the asked value itself, and the retriever's rank add a little; a source of
-        the wrong version counts less."""
+        """The evidence score (:func:`~agentic_rag.agents.scoring.evidence_score`) of a sentence
+        for the question words ``terms`` (the words of a listed item a part asks about count
+        double) and the answer ``wants``."""
+        return evidence_score(self._signals(s, terms, plan, wants, focus), self.settings.weights, s.factor)
+
+    @staticmethod
+    def _signals(s: _Sentence, terms: Sequence[Term], plan: _Plan, wants: Asked,
+                 focus: frozenset[str] = frozenset()) -> Signals:
         w = {t.key: plan.weights[t.key] * (2.0 if t.key in focus else 1.0) for t in terms}
         total = sum(w.values()) or 1.0
-        score = (sum(v for k, v in w.items() if k in s.hits)
-                 + 0.6 * sum(v for k, v in w.items() if k in s.ctx_hits)) / total
-        if asks_quantity and s.has_quantity:
-            score += 0.1
-            if plan.asked_kinds & s.kinds:
-                score += 0.15  # the kind of value asked for: 多少天 -> a duration
+        lexical = (sum(v for k, v in w.items() if k in s.hits)
+                   + 0.6 * sum(v for k, v in w.items() if k in s.ctx_hits)) / total
+        lexical += 0.1 * s.bigram  # the question's own wording, function words included
         if s.matches_asked:
-            score += 0.3
-        if s.answer_type & plan.answer_types:
-            score += 0.15  # "由谁审批" and the sentence says "由部门负责人审批"
-        score += 0.1 * s.bigram  # the question's own wording, function words included, breaks ties
-        score += 0.04 / (1 + s.idx)
-        return score * s.factor
+            lexical += 0.3
+        fit = 0.0
+        # a value the question does not name itself: 2021年 does not answer "2021年……是多少"
+        kinds = new_quantity_kinds(s.quote, plan.question) if wants.quantity else frozenset()
+        if kinds:
+            fit = 0.4 + (0.6 if wants.kinds & kinds else 0.0)
+        elif wants.answer_type in ("person", "organization", "place", "name") and carries(wants.answer_type, s.text, plan.question) \
+                or wants.answer_type == "definition" and reads_as_procedure(s.text) \
+                or wants.answer_type == "list" and lists_items(s.text):
+            fit = 0.6
+        return Signals(lexical=lexical, type=fit, dense=s.dense, position=1.0 / (1 + s.position),
+                       rank=1.0 / (1 + s.idx), coverage=plan.coverage)
 
-    def _select(self, candidates: list[_Sentence], plan: _Plan) -> list[_Sentence]:
+    def _select(self, candidates: list[_Sentence], plan: _Plan) -> tuple[list[_Sentence], set[int]]:
         """One best sentence per question part, then sentences for words still uncovered, then
-        (for "which ones" questions) the best sentence's equally good siblings."""
+        (for "which ones" questions) the best sentence's equally good siblings. Returns the
+        sentences and the ids of those that only add to the direct answer (the last two kinds)."""
         chosen: list[_Sentence] = []
         for part in plan.parts if len(plan.parts) > 1 else []:
             def part_score(s: _Sentence, part: _Part = part) -> float:
-                return self._score(s, part.terms, plan, part.asks_quantity, part.focus)
+                return self._score(s, part.terms, plan, part.wants, part.focus)
 
-            pool = [s for s in candidates if s.has_quantity] if part.needs_value else candidates
+            pool = [s for s in candidates if (s.has_quantity or not part.needs_value)
+                    and carries(part.wants.answer_type, s.text, plan.question)]
             if not pool:
                 continue
             ranked = sorted(pool, key=lambda s: (-part_score(s), -s.score, s.idx, s.offset))
             top = part_score(ranked[0])
-            if top < MIN_SCORE:
+            if top < self.settings.abstain_below:
                 continue
             # a sentence already quoted may answer this part too; a nearly as good new one is
             # preferred, so that each part gets its own sentence
@@ -483,11 +507,12 @@ class Reasoner:
             if pick is not None:
                 chosen.append(pick)
         if not chosen:
-            chosen = [candidates[0]]
+            chosen = [next(s for s in candidates if carries(plan.wants.answer_type, s.text, plan.question))]
         # what the answer says so far: its sentences and their headings (not the rest of a clause,
         # which is exactly what a sibling sentence would add)
         covered = set().union(*(s.hits | s.head_hits for s in chosen))
-        floor = max(MIN_SCORE * 0.8, candidates[0].score * 0.45)
+        extra: set[int] = set()
+        floor = max(self.settings.abstain_below * 0.8, candidates[0].score * 0.45)
         for _ in range(MAX_SENTENCES - len(chosen)):
             best_pick: tuple[float, _Sentence] | None = None
             for s in candidates:
@@ -504,13 +529,15 @@ class Reasoner:
             if best_pick is None:
                 break
             chosen.append(best_pick[1])
+            extra.add(id(best_pick[1]))
             covered |= best_pick[1].hits | best_pick[1].head_hits
-        if plan.enumeration:
+        if plan.wants.enumeration:
             lead = chosen[0]
             siblings = [s for s in candidates if s.chunk.chunk_id == lead.chunk.chunk_id
                         and s not in chosen and s.score >= lead.score * 0.9]
             chosen[1:1] = siblings[:MAX_SENTENCES]
-        return chosen
+            extra |= {id(s) for s in siblings[:MAX_SENTENCES]}
+        return chosen, extra
 
     # -- conflicts -------------------------------------------------------------------------
     @staticmethod
@@ -535,7 +562,7 @@ class Reasoner:
 
     def _conflicts(self, candidates: list[_Sentence], chosen: list[_Sentence], plan: _Plan,
                    route: RouteDecision) -> tuple[list[Conflict], list[Decision], list[_Sentence]]:
-        floor = max(MIN_SCORE * 0.8, chosen[0].score * 0.6)
+        floor = max(self.settings.abstain_below * 0.8, chosen[0].score * 0.6)
         relevant = [s for s in candidates if s.score >= floor or s in chosen][:40]
         # another document's version of a chosen sentence (the older rule, the provincial copy)
         # is relevant however it scores: it may lack the question's words only because the
@@ -680,15 +707,18 @@ class Reasoner:
                       sentences=sentences, citations=citations, conflicts=conflicts, route=route)
 
     def _abstain(self, question: str, route: RouteDecision, lang: str, gaps: list[str],
-                 t0: float, trace: list[TraceEvent], why: str) -> Answer:
+                 t0: float, trace: list[TraceEvent], why: str, score: float) -> Answer:
         joined = "；".join(gaps) if lang == "zh" else "; ".join(gaps)
         text = render(lang, "abstain", missing=joined)
         trace.append(TraceEvent(kind="reason", duration_ms=(time.perf_counter() - t0) * 1000,
-                                detail=f"abstained: {why}"))
+                                args=self._score_args(score), detail=f"abstained: {why}"))
         return Answer(question=question, text=text, status="abstained", gaps=gaps, route=route,
                       trace=trace)
 
-    def _gap_phrase(self, question: str, terms: Sequence[Term], lang: str) -> str:
+    def _score_args(self, score: float) -> dict[str, float]:
+        return {"evidence_score": round(score, 4), "abstain_below": self.settings.abstain_below}
+
+    def _gap_phrase(self, question: str, terms: Sequence[Term], lang: str, topic: str) -> str:
         """The phrase of the question around its missing words: 公积金贷款额度最高是多少 with
         公积金 missing -> "未找到关于公积金贷款额度的规定"."""
         keys = {t.key for t in terms}
@@ -712,7 +742,7 @@ class Reasoner:
         sep = "" if lang == "zh" else " "
         phrase = ("、" if lang == "zh" else ", ").join(sep.join(r) for r in picked) or question.strip() \
             or ("该问题" if lang == "zh" else "this question")
-        return render(lang, "gap", missing=phrase)
+        return render(lang, "gap", missing=phrase, topic=topic)
 
 
 # -- helpers --------------------------------------------------------------------------------
@@ -728,6 +758,21 @@ def _listed_items(piece: str) -> list[str]:
     clause = re.split(r"[，,；;：:]", piece[:m.start()])[-1]
     items = [x.strip() for x in _LIST_SPLIT.split(clause) if x.strip()]
     return items if 2 <= len(items) <= MAX_SENTENCES else []
+
+
+def _within(chosen: list[_Sentence], extra: set[int], max_chars: int, lang: str) -> list[_Sentence]:
+    """The chosen sentences without the additions (``extra``) that would take the answer past
+    ``max_chars`` characters (``reasoner.max_answer_chars`` per thing the question asks): a
+    direct answer stays short, what supports it is kept."""
+    out: list[_Sentence] = []
+    length = 0
+    for s in chosen:
+        size = len(_trim(s, lang)) + 1
+        if id(s) in extra and out and length + size > max_chars:
+            continue
+        out.append(s)
+        length += size
+    return out
 
 
 def _without_deferrals(result: list[_Sentence], evidence: Sequence[Evidence]) -> list[_Sentence]:
@@ -785,21 +830,10 @@ _DISPUTED_BONUS = 0.3
 _DISPUTED_FLOOR = 0.3  # ... when it scores at least this share of the best sentence
 
 
-#: a yes/no question ("算不算进年度最高支付限额？", "支付比例会降低吗？", "Is overtime paid?") asks
-#: whether a rule applies; its 限额 / 比例 name the subject, not a value wanted
-_YES_NO = re.compile(r"算不算|是不是|是否|会不会|能不能|可不可以|能否|可否|有没有|要不要|吗\s*[？?]?\s*$|"
-                     r"^\s*(?:is|are|was|were|does|do|did|can|could|will|would|should|must|may|has|have)\b", re.I)
-_EXPLICIT_QUANTITY = re.compile(r"多少|几|多长|多久|多高|多大|how (?:much|many|long|soon|often)|what (?:percentage|rate|amount)", re.I)
 
 
-def _asks_quantity(text: str) -> bool:
-    if _YES_NO.search(text) and not _EXPLICIT_QUANTITY.search(text):
-        return False
-    return bool(_ASKS_QUANTITY.search(text))
-
-
-#: answer types (indices of _ANSWER_TYPES) answered by a name: who, where
-_NAME_ANSWERS = frozenset({0, 1})
+#: answer types answered by a name (agents/question.py): who, which body, where, what it is called
+_NAME_TYPES = frozenset({"person", "organization", "place", "name"})
 
 
 def _about_question(group: Sequence[Fact], plan: _Plan, question: str,
@@ -811,11 +845,12 @@ def _about_question(group: Sequence[Fact], plan: _Plan, question: str,
     if kind == "entity" and re.search(r"\d", group[0].quantity.raw):
         kind = "number"
     allowed = {kind} | ({"count", "number"} if kind in ("count", "number") else set())
-    if plan.asked_kinds and not allowed & plan.asked_kinds:
+    wants = plan.wants
+    if wants.kinds and not allowed & wants.kinds:
         return False
-    if plan.answer_types & _NAME_ANSWERS and not plan.asks_quantity and kind != "entity":
+    if wants.answer_type in _NAME_TYPES and not wants.quantity and kind != "entity":
         return False  # "who won ..." is not answered by two dates
-    yes_no = bool(_YES_NO.search(question)) and not _EXPLICIT_QUANTITY.search(question)
+    yes_no = wants.yes_no
     return not yes_no or any(s in chosen for s in sentences)
 
 
@@ -872,8 +907,10 @@ def _table_text(chunk: Chunk) -> str:
     return "\n".join(" ".join(row) for row in [chunk.table.headers, *chunk.table.rows])
 
 
-def _sentences_of(chunk: Chunk, lang: str) -> list[_Sentence]:
-    """Candidate sentences of one chunk: table rows for tables, sentences otherwise."""
+def _sentences_of(chunk: Chunk, lang: str, lists: bool = False) -> list[_Sentence]:
+    """Candidate sentences of one chunk: table rows for tables, sentences otherwise. With
+    ``lists`` (a "which ones" question) a list and the line that introduces it ("Countries
+    requiring a visa letter:" and its items) is also one candidate, quoted whole."""
     out: list[_Sentence] = []
     text = chunk.text
     rows_done = False
@@ -893,30 +930,47 @@ def _sentences_of(chunk: Chunk, lang: str) -> list[_Sentence]:
                                  cover=TextCover(extra), extra_text=extra))
         rows_done = True
     intro = ""
+    intro_at = -1
+    items: list[tuple[int, int, str]] = []
+
+    def whole_list() -> None:
+        if lists and intro and len(items) >= 2:
+            sep = "；" if lang == "zh" else "; "
+            shown = intro.rstrip("：: ") + ("：" if lang == "zh" else ": ") + sep.join(
+                strip_label(text[a:b]).rstrip("；;。.") for a, b, _ in items)
+            out.append(_Sentence(ev=None, idx=0, text=shown, quote=text[intro_at:items[-1][1]],  # type: ignore[arg-type]
+                                 offset=intro_at, cover=TextCover(shown)))
+        items.clear()
+
     for s, e in split_sentences(text):
         quote = text[s:e]
         if rows_done and (quote.count("|") >= 2 or _mentions_row(quote, chunk.table)):
             continue  # the table's own rendering: already read as rows
-        if re.fullmatch(r"[\s|:\-—]+", quote) or quote.lstrip().startswith("#"):
-            continue  # table rules and markdown headings state nothing
+        if re.fullmatch(r"[\s|:\-—]+", quote) or "\n" not in quote and text[e:e + 1] == "\n" \
+                and is_heading(quote, text[e:].lstrip()[:1] or "A"):
+            continue  # table rules and headings state nothing; a heading is its section's context
         shown = strip_label(quote).strip(" |")
-        if len(re.sub(r"\W", "", shown)) < 2:
-            continue
+        if len(re.sub(r"\W", "", shown)) < 2 or text[e:e + 1] in ("？", "?"):
+            continue  # a question (a FAQ's or a headline's) states nothing
         if _METADATA.match(shown) or shown.strip() == chunk.title.strip():
             continue  # the document's title, number, issuer and date lines state no rule
         if _INTRO.search(text[s:e + 1]):
             # "统筹基金支付比例如下：" says nothing alone; its items carry it as their subject
-            intro = shown
+            whole_list()
+            intro, intro_at = shown, s
             continue
         if _LIST_ITEM.match(quote) and intro:
             cover = TextCover(intro + " " + shown)
+            items.append((s, e, shown))
         else:
+            whole_list()
             intro = ""
             cover = TextCover(shown)
         # the quote is the sentence as written, without the clause label the citation names
         cut = label_length(quote) if re.match(r"\s*(?:第|Article|Section|Clause|Art\.|Sec\.|\d+\.\d)", quote) else 0
         out.append(_Sentence(ev=None, idx=0, text=shown, quote=quote[cut:], offset=s + cut,  # type: ignore[arg-type]
                              cover=cover))
+    whole_list()
     return out
 
 

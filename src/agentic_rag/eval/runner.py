@@ -170,6 +170,9 @@ class QuestionResult(BaseModel):
     retrieve_ms: float | None = None
     ask_ms: float | None = None
     baseline_latency_ms: float | None = None
+    #: the Reasoner's evidence score of its best answer sentence (what abstention thresholds;
+    #: bench/calibrate.py reads it)
+    evidence_score: float | None = None
     error: str | None = None
 
     @property
@@ -486,6 +489,8 @@ def _score_answer(row: QuestionResult, q: EvalQuestion, system: System) -> None:
     row.answer, row.status = answer.text, answer.status
     row.citations = [c.chunk_id for c in answer.citations]
     row.conflicts = [c.model_dump(mode="json") for c in answer.conflicts]
+    row.evidence_score = next((float(e.args["evidence_score"]) for e in reversed(answer.trace)
+                               if e.kind == "reason" and "evidence_score" in e.args), None)
     row.verdicts.update(answer_verdicts(q, answer))
 
 

@@ -1,0 +1,341 @@
+"""What a question asks for: the type of answer it wants, read from its wording.
+
+``analyze(question)`` returns an :class:`Asked`: the answer type (a date or time, a number —
+amount, percentage, count, duration —, a person, an organisation, a place, a list, yes/no, a
+definition or procedure, a comparison, or ``other``), the kinds of quantity it wants, and
+whether it wants every item of an enumeration. Chinese and English, from question words
+(什么时候, 多少, 谁, 哪里, 哪些, when, how much, who, where, which ...) and, for the bare noun
+phrases news questions often are ("……的开幕时间", "……死亡人数", "……总导演"), from the head noun
+the phrase ends with.
+
+``carries(answer_type, sentence)`` says whether a sentence *can* state an answer of that type:
+a "when" question needs a date or time expression, "how much" a number, "who" a name or a role.
+The Reasoner never picks a sentence that cannot carry the asked type as the answer sentence.
+
+    >>> analyze("2022年冬奥会开幕式总导演是谁").answer_type
+    'person'
+    >>> analyze("How much is the daily meal allowance?").answer_type
+    'number'
+    >>> carries("date", "The ceremony opened on 4 February 2022.")
+    True
+    >>> carries("date", "The ceremony was held in the national stadium.")
+    False
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+from agentic_rag.agents.quantities import extract_quantities
+
+__all__ = ["Asked", "AnswerType", "analyze", "split_asks", "carries", "new_quantity_kinds", "lists_items", "reads_as_procedure", "CONSTRAINING"]
+
+AnswerType = str  # one of ANSWER_TYPES
+ANSWER_TYPES = ("date", "number", "person", "organization", "place", "name", "list", "yes_no",
+                "definition", "comparison", "other")
+#: answer types a sentence can fail to carry (a yes/no or a definition fits any sentence, and a
+#: single item may answer "which ones"); "name" is what something is called (吉祥物叫什么)
+CONSTRAINING = frozenset({"date", "number", "person", "organization", "place", "name"})
+
+
+@dataclass(frozen=True)
+class Asked:
+    """What one question (or one sub-question) asks for."""
+
+    answer_type: AnswerType = "other"
+    #: kinds of quantity wanted (duration, money, percent, date, count), from 多少天 / how much ...
+    kinds: frozenset[str] = frozenset()
+    #: a value is wanted (an amount, a rate, a period, a date): a sentence stating one scores higher
+    quantity: bool = False
+    #: every item is wanted (哪些 / which ... / what are ...)
+    enumeration: bool = False
+    #: whether a rule applies (是否 / 算不算 / "Is ..."): its 限额 / 比例 name the subject, not a value
+    yes_no: bool = False
+    #: how many things it asks ("how long is probation, and how many days ...": 2)
+    asks: int = 1
+
+
+# -- reading a question ------------------------------------------------------------------------
+
+_YES_NO = re.compile(r"算不算|是不是|是否|会不会|能不能|可不可以|能否|可否|有没有|要不要|吗\s*[？?]?\s*$|"
+                     r"^\s*(?:is|are|was|were|does|do|did|can|could|will|would|should|must|may|has|have)\b", re.I)
+_EXPLICIT_QUANTITY = re.compile(r"多少|几|多长|多久|多高|多大|how (?:much|many|long|soon|often)|"
+                                r"what (?:percentage|rate|amount)", re.I)
+_ASKS_QUANTITY = re.compile(
+    r"多少|几|多长|多久|多高|多大|比例|标准|限额|额度|时限|期限|什么时候|何时|哪天|起付|金额|费用|天数|"
+    r"how (?:much|many|long|often|soon)|what (?:percentage|rate|amount|share)|\bwhen\b|\blimit\b|"
+    r"\brate\b|\bdeadline\b|\bhow\b", re.I)
+#: what kind of value a question asks for, from its question words
+_KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
+    ("duration", re.compile(r"多少天|几天|多少个?工作日|几个工作日|多长时间|多久|多少年|几年|几个月|多少个月|期限|时限|有效期|"
+                            r"how long|how many (?:days|weeks|months|years|hours)|how (?:soon|fast|quickly)|within how", re.I)),
+    ("money", re.compile(r"多少钱|多少元|几元|金额|限额|额度|费用是多少|补贴|津贴|how much|\bcost\b|allowance|amount", re.I)),
+    ("percent", re.compile(r"比例|百分之几|几成|百分比|percentage|\brate\b|\bshare\b", re.I)),
+    ("date", re.compile(r"哪天|哪一天|什么时候|何时|几月几日|日期|\bwhen\b|\bdate\b", re.I)),
+    ("count", re.compile(r"多少次|几次|多少人|几人|多少项|几项|how many (?:times|people|persons|items)", re.I)),
+)
+_ENUMERATION = re.compile(r"哪些|哪几|有哪|都有谁|有谁|\bwhich\b(?! one)|\bwhat are\b|\blist\b|\bname the\b", re.I)
+
+# question words, tried in order; the first that matches decides
+_COMPARISON = re.compile(
+    r"哪个更|谁更|更早|更晚|更多|更少|更大|更高|更长|相比|比较|区别|差别|差异|"
+    r"\b(?:which|who) (?:\w+ ){0,4}(?:first|earlier|later|older|younger|larger|bigger|smaller|longer|"
+    r"shorter|more|less|higher|lower)\b|\bcompared?\b|\bdifference between\b|\bboth\b", re.I)
+_DATE = re.compile(
+    r"什么时候|何时|哪天|哪一天|哪年|哪一年|几月|几号|几点|什么时间|日期|(?<!多长)(?<!多少)时间\s*(?:是|为)?\s*[？?]?\s*$|"
+    r"(?:开始|结束|举行|举办|上映|开幕|闭幕|发布|召开)(?:的)?(?:时间|日期)|"
+    r"\bwhen\b|\bwhat (?:year|date|day|month|time)\b|\bwhich (?:year|date|day|month)\b|\bon what date\b|"
+    r"\bin what year\b|\b(?:release|premiere|launch|start|end|opening|closing|birth|death|due) date\b|"
+    r"\bdate of\b", re.I)
+_NUMBER = re.compile(
+    r"多少|几(?!乎)|多长|多久|多高|多大|多重|多远|百分之几|几成|"
+    r"(?:人数|数量|总数|次数|销量|产量|总产量|营收|收入|票房|产值|价格|售价|金额|规模|吞吐量|交付量|净利润|利润|"
+    r"增速|增幅|增长率|比例|比率|出生率|[^\s，,]率|震级|点数|总额|份额|排名)\s*(?:是|为)?\s*[？?]?\s*$|"
+    r"增长了?多少|\bhow (?:much|many|long|old|far|big|tall|often|soon)\b|\bwhat (?:percentage|rate|amount|share|"
+    r"number|proportion|fraction)\b|\bnumber of\b|\bwhat (?:is|was|were|are) (?:the |its |their )?(?:\S+'s )?"
+    r"(?:\w+ )?(?:revenue|sales|population|price|cost|salary|budget|score|amount|height|length|age|"
+    r"profit|income|fee|allowance|rate)\b", re.I)
+_PERSON = re.compile(
+    r"谁|哪位|何人|什么人|(?:导演|主演|演员|编剧|作者|作曲|歌手|总理|总统|首相|主席|总书记|部长|市长|省长|行政长官|"
+    r"首席执行官|CEO|董事长|总裁|总经理|创始人|得主|冠军得主|获得者|指令长|旗手|火炬手|教练|主教练|队长|"
+    r"负责人|发言人|嫌疑人|凶手|设计师|主持人)\s*(?:是)?\s*[？?]?\s*$|"
+    # English "who" asks at the start of a clause or after a preposition; after a noun it is a
+    # relative pronoun ("the politician who was premier")
+    r"(?:^|[,;:]\s*|\b(?:and|but|or)\s+)(?:who|whose)\b|\b(?:to|by|with|of|for|from) whom\b|^\s*whom\b|"
+    r"\b(?:did|does|do|is|was|were|are) (?:\w+ )?whom?\b|\bwhich (?:person|people|actor|actress|director|author|player|president|"
+    r"minister|writer|singer|manager|officer)\b", re.I)
+_ORGANIZATION = re.compile(
+    r"哪个部门|哪个机构|哪个单位|哪家|哪个公司|哪个组织|哪个团队|哪支|哪个队|什么机构|什么部门|"
+    r"(?:冠军|主办方|承办方|主办单位|发行商|开发商|制造商|研发国家|主席国)\s*(?:是)?\s*[？?]?\s*$|"
+    r"\bwhich (?:department|team|company|organi[sz]ation|agency|body|office|club|university|band|"
+    r"committee|party|firm|institution|station|network|label|publisher|airline|magazine|newspaper|school|"
+    r"college)\b|\bwhat (?:company|organi[sz]ation|agency|body|team|club|university|band|station|network|"
+    r"label|publisher|airline|magazine|newspaper|school|college)\b", re.I)
+_PLACE = re.compile(
+    r"哪里|在哪|哪儿|什么地方|何处|何地|哪个国家|哪个城市|哪个省|哪座|哪个地区|"
+    r"(?:地点|地址|举办地|所在地|发生地|起点|终点|目的地|产地|总部)\s*(?:是|在)?\s*[？?]?\s*$|"
+    r"\bwhere\b|\blocation\b|\bvenue\b|\bwhich (?:country|city|state|province|town|county|region|place|island|river|venue|"
+    r"website|system|platform|portal|channel)\b|\bin what (?:city|country|state)\b|\bwhat (?:city|country|"
+    r"state|place)\b", re.I)
+_NAME = re.compile(r"叫什么|名字|名称|全称|简称|称号|口号|\bwhat (?:is|was|are|were) (?:the |its |their )?(?:\w+ )?"
+                   r"(?:name|title|nickname|motto|slogan)\b|\bcalled what\b|\bwhat (?:is|was) \w+ called\b", re.I)
+_DEFINITION = re.compile(
+    r"什么是|是什么|是指|指什么|含义|定义|意思|怎么|如何|怎样|流程|步骤|手续|程序|需要什么|需要哪些材料|"
+    r"\bwhat (?:is|are|does|do) \b|\bhow (?:do|does|can|should|to|is|are)\b|\bprocedure\b|\bwhat happens\b|"
+    r"\bwhy\b|为什么|为何", re.I)
+
+
+def analyze(text: str) -> Asked:
+    """The answer type, wanted quantity kinds and enumeration/yes-no flags of ``text``."""
+    return _analyze(text.strip())
+
+
+@lru_cache(maxsize=4096)
+def _analyze(text: str) -> Asked:
+    yes_no = bool(_YES_NO.search(text)) and not _EXPLICIT_QUANTITY.search(text) \
+        and not re.search(r"\b(?:who|what|which|when|where|how)\b|谁|哪|什么", text, re.I)
+    quantity = bool(_ASKS_QUANTITY.search(text)) and not (
+        _YES_NO.search(text) and not _EXPLICIT_QUANTITY.search(text))
+    kinds = frozenset(k for k, p in _KINDS if p.search(text))
+    enumeration = bool(_ENUMERATION.search(text))
+    if yes_no:
+        kind = "yes_no"
+    elif _COMPARISON.search(text):
+        kind = "comparison"
+    elif _DATE.search(text) and not re.search(r"多长时间|多久|how long", text, re.I):
+        kind = "date"
+    elif _NUMBER.search(text):
+        kind = "number"
+    elif _ORGANIZATION.search(text):
+        kind = "organization"
+    elif _PERSON.search(text):
+        kind = "person"
+    elif _PLACE.search(text):
+        kind = "place"
+    elif _NAME.search(text):
+        kind = "name"
+    elif enumeration:
+        kind = "list"
+    elif _DEFINITION.search(text):
+        kind = "definition"
+    else:
+        kind = "other"
+    if kind in ("date", "number"):
+        quantity = True
+    asks = sum(1 for clause in _CLAUSES.split(text) if _ASK_WORD.search(clause))
+    return Asked(kind, kinds, quantity, enumeration, yes_no, max(1, asks))
+
+
+_CLAUSES = re.compile(r"[？?；;。！!，,、]|\band\b|以及|并且")
+_SENTENCES = re.compile(r"[？?；;。！!\n]+")
+_COMMA = re.compile(r"[，,]\s*(?:and\s+|以及|并且|还有)?")
+
+
+def split_asks(question: str) -> list[str]:
+    """The question's sub-questions: its sentences, and the comma clauses of one sentence that
+    each ask something ("差旅住宿标准是多少，发票什么时候提交"). A clause that asks nothing
+    ("For a two-year contract, how long ...") is the condition of the clause after it."""
+    out: list[str] = []
+    for sentence in _SENTENCES.split(question):
+        if not sentence.strip():
+            continue
+        pending = ""
+        asks: list[str] = []
+        for clause in _COMMA.split(sentence):
+            pending = f"{pending}，{clause}" if pending and is_cjk_text(clause) else \
+                (f"{pending}, {clause}" if pending else clause)
+            if _ASK_WORD.search(clause):
+                asks.append(pending)
+                pending = ""
+        if pending:
+            if asks:
+                asks[-1] += ("，" if is_cjk_text(pending) else ", ") + pending
+            else:
+                asks.append(pending)
+        out.extend(asks)
+    return out
+
+
+def is_cjk_text(text: str) -> bool:
+    return bool(re.search(r"[\u3400-\u9fff]", text))
+_ASK_WORD = re.compile(r"多少|几|多长|多久|什么|哪|谁|怎么|如何|是否|吗|\b(?:how|what|which|who|whom|when|where|why|"
+                       r"is|are|does|do|can|may)\b", re.I)
+
+
+# -- can a sentence carry the answer? ---------------------------------------------------------------
+
+_DATE_WORDS = re.compile(
+    r"\d{4}\s*年|\d{1,2}\s*月\s*\d{1,2}\s*[日号]?|[一二三四五六七八九十〇零]+月|[一二三四五六七八九十〇零]+[日号]|"
+    r"\d{1,2}[：:]\d{2}|[上下]午|凌晨|晚上|当天|今天|明天|昨天|星期|周[一二三四五六日末]|农历|春节|元旦|国庆|"
+    r"\b(?:1[5-9]|20)\d{2}\b|\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d|"
+    r"\b\d{1,2}\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b|"
+    r"\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|today|tomorrow|yesterday)\b|"
+    r"\b(?:spring|summer|autumn|fall|winter)\b|\b\d{1,2}(?::\d{2})?\s*(?:a\.?m\.?|p\.?m\.?)\b|"
+    r"\b(?:day|days|week|weeks|month|months|year|years|century|decade)\b|天|周|年|月|日|季度|世纪", re.I)
+#: a role or office that answers "who" in rule text (由部门负责人审批, approved by the manager)
+_ROLE = re.compile(r"由[^，。；]{1,20}(?:审批|批准|负责|办理|审核|决定|确定|担任|执导|主演)|负责人|担任|出任|当选|执导|主演|饰演|"
+                   r"获得|夺得|率领|领衔|\b(?:approv\w* (?:by|of)|manager|director|president|officer|head|"
+                   r"supervisor|chair\w*|minister|ceo|founder|author|written by|directed by|starring)\b|"
+                   # a class of people answers "who may ..." in rule text
+                   r"人员|职工|员工|劳动者|参保人|居民|学生|申请人|[\u3400-\u9fff]{1,4}者|"
+                   r"\b(?:staff|employees?|workers?|members?|persons?|people|residents?|applicants?|students?|"
+                   r"contractors?|visitors?|anyone|everyone|those|whoever|managers?|interns?)\b", re.I)
+_ORG_WORDS = re.compile(
+    r"[\u3400-\u9fff](?:公司|集团|银行|大学|学院|医院|协会|委员会|部|局|厅|署|院|所|中心|政府|法院|检察院|队|俱乐部|"
+    r"联盟|组织|基金会|党|处|科|办公室|平台|系统|窗口|网站|小程序)|APP|"
+    r"\b(?:inc|ltd|llc|corp|company|group|bank|university|college|institute|committee|council|department|"
+    r"agency|office|ministry|team|club|union|party|association|foundation|board|system|portal|website|"
+    r"platform|app|hr|it)\b", re.I)
+_PLACE_WORDS = re.compile(
+    r"[\w\u3400-\u9fff](?:省|市|县|区|镇|乡|村|州|国|岛|山|河|湖|海|港|湾|路|街|道|馆|场|站|机场|中心|大厅|广场|"
+    r"大楼|体育场|会议厅|窗口|柜台|网站|平台|系统)|在[\u3400-\u9fff]{2,}|于[\u3400-\u9fff]{2,}|"
+    r"\b(?:in|at|from|near|to) [A-Z][a-z]+|\b(?:in|at|on|inside|outside|near) the \w+|"
+    r"\b(?:city|country|state|province|county|street|road|office|building|online|website|portal|system|"
+    r"platform|app|room|hall|desk|lot|floor|gate|entrance|area|site|campus|cent(?:re|er)|reception)\b", re.I)
+_NAME_EN = re.compile(r"(?<![.!?]\s)(?<!^)\b[A-Z][a-z'’\-]+(?:\s+[A-Z][a-z'’\-]+)*|(?<![A-Za-z])[A-Z]{2,}(?![A-Za-z])")
+_LIST_MARK = re.compile(r"[、]|[,，;；].*[,，;；]|或者|以及|和|及|与|\b(?:and|or|including|such as|as well as)\b|"
+                        r"[:：]\s*\S+", re.I)
+
+
+#: how a sentence that says what to do reads (可以向……投诉, "may", "must", "requires approval")
+_PROCEDURE = re.compile(r"可以向|投诉|举报|申请仲裁|提起诉讼|补办|办理|提交|申请|\b(?:may|can|must|will be|requires?|"
+                        r"approval|submit\w*|appl(?:y|ies|ied))\b", re.I)
+
+
+def lists_items(sentence: str) -> bool:
+    """Whether ``sentence`` names several items (、, "A, B and C", "Countries: India, Peru")."""
+    return bool(_LIST_MARK.search(sentence))
+
+
+def reads_as_procedure(sentence: str) -> bool:
+    """Whether ``sentence`` says what to do or what may be done (an answer to 怎么办 / how do I)."""
+    return bool(_PROCEDURE.search(sentence))
+
+
+def carries(answer_type: AnswerType, sentence: str, question: str = "") -> bool:
+    """Whether ``sentence`` can state an answer of ``answer_type`` (see the module docstring),
+    with what ``question`` itself says taken out first: the answer is not in the question, so
+    "河南公布了2021年粮食总产量" has no number for "河南2021年的粮食总产量是多少".
+
+    The tests are permissive on purpose: they rule out sentences that plainly cannot carry
+    the answer (no date at all for a "when" question), never a sentence that might."""
+    if answer_type not in CONSTRAINING:
+        return True
+    if sentence.rstrip().endswith(("？", "?")):
+        return False  # a question states nothing
+    return _carries(answer_type, _without(sentence, question) if question else sentence)
+
+
+@lru_cache(maxsize=16384)
+def _without(sentence: str, question: str) -> str:
+    """``sentence`` with the question's own words and numbers blanked out."""
+    from agentic_rag.agents.compose import segment
+
+    out = sentence
+    for word in sorted({w for w in segment(question) if len(w) >= 2 or w.isdigit()}, key=len, reverse=True):
+        if re.fullmatch(r"[\u3400-\u9fff]+", word):
+            out = out.replace(word, " ")
+        else:
+            out = re.sub(rf"(?<![A-Za-z0-9]){re.escape(word)}(?![A-Za-z0-9])", " ", out, flags=re.I)
+    return out
+
+
+#: dates and times, which state no amount
+_DATE_EXPR = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?,?"
+                        r"(?:\s+\d{4})?|\b\d{1,2}\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b|"
+                        r"\d{4}\s*年(?:\s*\d{1,2}\s*月(?:\s*\d{1,2}\s*[日号])?)?|\d{1,2}\s*月\s*\d{1,2}\s*[日号]|"
+                        r"\d{4}[-/.]\d{1,2}[-/.]\d{1,2}|\b(?:1[5-9]|20)\d{2}\b|\d{1,2}[：:]\d{2}", re.I)
+
+
+def new_quantity_kinds(sentence: str, question: str) -> frozenset[str]:
+    """Kinds of the quantities ``sentence`` states that ``question`` does not name itself
+    (dates not counted as amounts: a "how much" answer needs more than the year asked about)."""
+    return _new_kinds(sentence, question)
+
+
+@lru_cache(maxsize=16384)
+def _new_kinds(sentence: str, question: str) -> frozenset[str]:
+    rest = _without(sentence, question) if question else sentence
+    return frozenset(q.kind for q in extract_quantities(rest))
+
+
+@lru_cache(maxsize=16384)
+def _carries(answer_type: str, sentence: str) -> bool:
+    if answer_type == "date":
+        return bool(_DATE_WORDS.search(sentence)) or any(q.kind in ("date", "duration")
+                                                         for q in extract_quantities(sentence))
+    if answer_type == "number":
+        # a year or a date is no amount: "2021年" does not answer "how much in 2021"
+        rest = _DATE_EXPR.sub(" ", sentence)
+        return bool(re.search(r"\d", rest)) or any(q.kind not in ("date",) for q in extract_quantities(rest)) \
+            or bool(re.search(r"[零〇一二两三四五六七八九十百千万亿]+余?[个次人名位项元倍成场届家辆件台吨斤米只块]", rest)) \
+            or bool(re.search(r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|"
+                              r"forty|fifty|hundred|thousand|million|billion|dozen|half|once|twice)\b", rest, re.I))
+    names = _has_name(sentence)
+    if answer_type == "name":
+        return names
+    if answer_type == "person":
+        return names or bool(_ROLE.search(sentence))
+    if answer_type == "organization":
+        return names or bool(_ORG_WORDS.search(sentence)) or bool(_ROLE.search(sentence))
+    return names or bool(_PLACE_WORDS.search(sentence))  # place
+
+
+def _has_name(sentence: str) -> bool:
+    """A proper name: a capitalised word not opening the sentence, an all-caps acronym, a
+    transliterated name with a middle dot (凯尔·内斯), a quoted or 《titled》 name, a Chinese
+    personal, place or organisation name in jieba's dictionary, or a word of three or more
+    characters it does not list (an unknown name: its characters are kept together)."""
+    if _NAME_EN.search(sentence.strip()) or re.search(r"[\u3400-\u9fff][·・•][\u3400-\u9fff]|《[^》]+》|“[^”]{2,12}”",
+                                                      sentence):
+        return True
+    from agentic_rag.agents.compose import segment, word_tag
+
+    for tok in segment(sentence):
+        if len(tok) >= 2 and re.fullmatch(r"[\u3400-\u9fff]+", tok):
+            tag = word_tag(tok)
+            if tag is not None and tag.startswith(("nr", "ns", "nt", "nz")) or len(tok) >= 3 and tag is None:
+                return True
+    return False

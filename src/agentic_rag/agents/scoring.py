@@ -1,0 +1,77 @@
+"""The evidence score of a candidate answer sentence: one function, several signals.
+
+Every candidate sentence gets the same five signals, each in about [0, 1]:
+
+- ``lexical``: the weighted share of the question's words the sentence mentions (its chunk's
+  title and other sentences count 0.6; a word rarer in the evidence weighs more; synonyms,
+  sub-words and abbreviations count, the user's ``retrieval.synonyms`` included), plus a tenth
+  of the share of the question's own wording (bigrams) and 0.3 when it states the very value
+  the question names.
+- ``type``: how well it fits the answer type asked (:mod:`~agentic_rag.agents.question`): for a
+  value, 0.4 for stating any quantity and 0.6 more for the kind asked (多少天 -> a duration);
+  for a name (who / which body / where), 0.6 when it can carry one.
+- ``dense``: the cosine of question and sentence's chunk under the embedder that retrieval
+  uses (the vector leg's score, so no extra model call), mapped from [0.7, 1.0] to [0, 1].
+  Absent (no embedder configured, or the vector leg never saw the chunk): the other weights
+  are scaled up so that the score keeps its range.
+- ``position``: ``1 / (1 + i)`` for the i-th sentence of its chunk (rules and news lead with
+  what matters).
+- ``rank``: ``1 / (1 + r)`` for the chunk's place r in the retriever's ranking.
+- ``coverage``: the share of the question's things (nouns, not verbs or manners: 提交 and
+  提出 are the same act, 公积金 and 医保 are not) that some evidence chunk mentions, weighted
+  by rarity. The same for every sentence of one question, it decides between answering and
+  abstaining, not which sentence answers.
+
+``score = (Σ wᵢ·sᵢ over present signals) · (Σ wᵢ / Σ present wᵢ) · factor``, where ``factor``
+(≤ 1.2) prefers the pinned version and the general rule over a special case the question does
+not name. The weights are ``reasoner.weights`` in :class:`~agentic_rag.config.Settings`; the
+abstention threshold ``reasoner.abstain_below`` is calibrated on this score
+(``bench/calibrate.py``).
+
+    >>> from agentic_rag.config import ReasonerWeights
+    >>> round(evidence_score(Signals(lexical=0.8, type=1.0, dense=None, position=1.0, rank=1.0, coverage=1.0),
+    ...                      ReasonerWeights(lexical=1.0, type=0.25, dense=0.0, position=0.0, rank=0.04,
+    ...                                      coverage=0.0)), 3)
+    1.09
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from agentic_rag.config import ReasonerWeights
+
+__all__ = ["Signals", "evidence_score", "dense_signal"]
+
+#: e5-style cosines of unrelated text sit near 0.7; identical meaning near 1.0
+DENSE_FLOOR, DENSE_CEIL = 0.7, 1.0
+
+
+@dataclass(frozen=True)
+class Signals:
+    """The evidence signals of one candidate sentence (see the module docstring)."""
+
+    lexical: float
+    type: float
+    dense: float | None
+    position: float
+    rank: float
+    coverage: float = 1.0
+
+
+def dense_signal(cosine: float | None) -> float | None:
+    """A vector-leg cosine mapped to [0, 1] (``None`` stays ``None``: no dense evidence)."""
+    if cosine is None:
+        return None
+    return min(1.0, max(0.0, (cosine - DENSE_FLOOR) / (DENSE_CEIL - DENSE_FLOOR)))
+
+
+def evidence_score(s: Signals, w: ReasonerWeights, factor: float = 1.0) -> float:
+    """The one evidence score of a sentence: weighted signals, an absent one's weight spread
+    over the others, times the version/condition ``factor``."""
+    total = w.lexical + w.type + w.dense + w.position + w.rank + w.coverage
+    present = total - (w.dense if s.dense is None else 0.0)
+    raw = (w.lexical * s.lexical + w.type * s.type + w.position * s.position + w.rank * s.rank
+           + w.coverage * s.coverage + (w.dense * s.dense if s.dense is not None else 0.0))
+    scale = total / present if present > 0 else 1.0
+    return raw * scale * factor
