@@ -128,7 +128,7 @@ def docs(index: Path | None, config: Path | None, as_json: bool) -> None:
                          "doc_number": m.doc_number, "authority": m.authority,
                          "publish_date": m.publish_date, "effective_date": m.effective_date,
                          "version": m.version, "status": m.status, "language": m.language,
-                         "chunks": counts.get(d.doc_id, 0)})
+                         "chunks": counts.get(d.doc_id, 0), "provenance": m.provenance, "extra": m.extra})
     if as_json:
         _dump(rows)
         return
@@ -152,7 +152,7 @@ def chunks(doc_id: str, index: Path | None, config: Path | None, as_json: bool) 
         if engine.store.get_document(doc_id) is None:
             raise NotFoundError(f"no document {doc_id!r} in the index (see `arag docs`)")
         items = engine.store.chunks(doc_id)
-    rows = [{"chunk_id": c.chunk_id, "clause": c.clause, "path": c.path, "kind": c.kind,
+    rows = [{"chunk_id": c.chunk_id, "clause": c.clause, "clause_no": c.clause_no, "path": c.path, "kind": c.kind,
              "text": c.text, "span": list(c.span)} for c in items]
     if as_json:
         _dump(rows)

@@ -164,6 +164,29 @@ def _publish_in_head(head: str, statement: bool = False) -> tuple[dt.date | None
     return None, ""
 
 
+def _declared_version_date(declared: Mapping[str, tuple[Any, str]], extra: dict[str, Any]
+                           ) -> tuple[dt.date | None, str]:
+    """The version date a file declares: the later of its date and its ``updated`` date; when
+    both are there the earlier one is kept in ``extra["history"]``."""
+    published, updated = declared.get("publish_date"), declared.get("updated")
+    if published and updated and updated[0] > published[0]:
+        extra["history"] = [{"date": published[0].isoformat(), "event": "published", "rule": published[1]},
+                            {"date": updated[0].isoformat(), "event": "updated", "rule": updated[1]}]
+        return updated
+    return published or updated or (None, "")
+
+
+def _version_mark(title: str, head: str) -> tuple[str, str] | None:
+    """A version the title or opening states: （2024年修订）, 2024年版, Version 2, Rev. 3."""
+    zone = title + "\n" + head[:500]
+    if not any(cue in zone for cue in ("修订", "修正", "修改", "版", "ersion", "Ver", "v", "Rev")):
+        return None
+    for pattern, name in _VERSION_RULES:
+        if m := pattern.search(title) or pattern.search(head[:500]):
+            return m.group(1), name
+    return None
+
+
 def _first(patterns: tuple[tuple[re.Pattern[str], str], ...], text: str) -> tuple[dt.date | None, str]:
     for pattern, rule in patterns:
         m = pattern.search(text)
@@ -197,9 +220,138 @@ def _signature(tail: str) -> tuple[str | None, dt.date | None]:
     return authority, date
 
 
+# ---------------------------------------------------------------- what a file declares
+
+# front matter keys and <meta> names (lowercased, "-"/" " as "_", Dublin Core / Open Graph /
+# citation prefixes dropped) -> the field they state
+_DECLARED_KEYS: dict[str, str] = {
+    **dict.fromkeys(("title", "name", "headline"), "title"),
+    **dict.fromkeys(("date", "published", "publish_date", "published_at", "published_time",
+                     "publication_date", "date_published", "pubdate", "publishdate", "issued",
+                     "issue_date", "issued_on", "created", "date_created"), "publish_date"),
+    **dict.fromkeys(("updated", "last_updated", "lastmod", "last_modified", "modified",
+                     "modified_time", "date_modified", "updated_at", "revised", "last_revised",
+                     "revision_date", "amended"), "updated"),
+    **dict.fromkeys(("effective", "effective_date", "effective_from", "valid_from", "in_force_from"),
+                    "effective_date"),
+    **dict.fromkeys(("version", "ver", "revision", "rev"), "version"),
+    **dict.fromkeys(("status", "state", "lifecycle"), "status"),
+    **dict.fromkeys(("deprecated", "obsolete", "archived", "retired"), "deprecated"),
+    **dict.fromkeys(("redirect", "redirect_to", "redirect_url", "moved_to", "superseded_by",
+                     "replaced_by", "successor"), "superseded_by"),
+    **dict.fromkeys(("supersedes", "replaces", "obsoletes", "repeals"), "supersedes"),
+    **dict.fromkeys(("doc_number", "document_number", "doc_no", "policy_number", "policy_no",
+                     "number", "reference", "ref", "identifier"), "doc_number"),
+    **dict.fromkeys(("language", "lang", "locale"), "language"),
+}
+# several keys may name the issuer: the first present in this order wins
+_AUTHORITY_KEYS = ("authority", "issuer", "issued_by", "issuing_body", "publisher", "department",
+                   "dept", "owner", "policy_owner", "organization", "organisation", "org", "creator",
+                   "author")
+_DECLARED_PREFIX = re.compile(r"^(?:dc|dcterms|og|article|citation|book|prism)[.:_]")
+_STATUS_WORDS: dict[str, DocStatus] = {
+    **dict.fromkeys(("active", "current", "published", "in force", "in_force", "valid", "effective",
+                     "现行有效", "有效", "现行"), "active"),
+    **dict.fromkeys(("superseded", "deprecated", "obsolete", "archived", "retired", "replaced",
+                     "inactive", "outdated", "已被修改", "已修改", "失效"), "superseded"),
+    **dict.fromkeys(("repealed", "revoked", "rescinded", "withdrawn", "abolished", "expired",
+                     "废止", "已废止"), "repealed"),
+}
+
+
+def _declared_key(key: str) -> str:
+    key = re.sub(r"[\s-]+", "_", key.strip().lower())
+    return _DECLARED_PREFIX.sub("", key)
+
+
+def _plain(value: Any) -> Any:
+    """A front matter value as JSON-friendly text: dates as ISO, lists of such, mappings kept."""
+    if isinstance(value, (dt.date, dt.datetime)):
+        return value.isoformat()[:10] if not isinstance(value, dt.datetime) else value.isoformat()
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    return value if isinstance(value, (str, int, float, bool)) or value is None else str(value)
+
+
+def _as_date(value: Any) -> dt.date | None:
+    if isinstance(value, dt.datetime):
+        return value.date()
+    if isinstance(value, dt.date):
+        return value
+    return parse_date(str(value)) if isinstance(value, (str, int)) else None
+
+
+def declared_fields(pairs: Mapping[str, Any], rule: str) -> tuple[dict[str, tuple[Any, str]], dict[str, Any]]:
+    """What a file says about itself (front matter keys, HTML ``<meta>`` names) as DocMeta fields,
+    each with the rule that found it (``rule`` with the key filled in: ``"YAML front matter: {}"``
+    -> ``"YAML front matter: owner"``), plus the rest for ``extra``.
+
+    Dates parse (``updated`` is kept apart: the caller decides the version date); ``status``,
+    ``deprecated: true`` and ``redirect_to``/``superseded_by`` set the status; ``supersedes``
+    lists what this document replaces; ``redirect_from``/``aliases`` name this document's own old
+    addresses and change nothing.
+
+    >>> fields, extra = declared_fields({"title": "Leave", "Owner": "HR", "tags": ["a"]}, "front matter: {}")
+    >>> fields["authority"], extra
+    (('HR', 'front matter: Owner'), {'tags': ['a']})
+    """
+    fields: dict[str, tuple[Any, str]] = {}
+    extra: dict[str, Any] = {}
+    authority: dict[str, tuple[str, str]] = {}
+    template = rule
+    for key, value in pairs.items():
+        norm = _declared_key(key)
+        rule = template.format(key)
+        name = _DECLARED_KEYS.get(norm)
+        if value is None or value == "" or value == []:
+            continue
+        if norm in _AUTHORITY_KEYS and isinstance(value, (str, list)):
+            text = value if isinstance(value, str) else ", ".join(str(v) for v in value)
+            authority.setdefault(norm, (text.strip()[:120], rule))
+        elif name in ("publish_date", "updated", "effective_date"):
+            if (date := _as_date(value)) is not None:
+                fields.setdefault(name, (date, rule))
+        elif name == "title" and isinstance(value, str) and value.strip():
+            fields.setdefault("title", (value.strip()[:200], rule))
+        elif name in ("version", "doc_number") and isinstance(value, (str, int, float)):
+            fields.setdefault(name, (str(value).strip(), rule))
+        elif name == "language" and isinstance(value, str):
+            lang = value.strip().lower()[:2]
+            if lang in ("zh", "en"):
+                fields.setdefault("language", (lang, rule))
+        elif name == "status" and isinstance(value, str) and value.strip().lower() in _STATUS_WORDS:
+            fields["status"] = (_STATUS_WORDS[value.strip().lower()], rule)
+        elif name == "deprecated" and value is True:
+            fields.setdefault("status", ("superseded", rule))
+        elif name == "superseded_by" and isinstance(value, str):
+            fields.setdefault("status", ("superseded", rule))
+        elif name == "supersedes":
+            names = [value] if isinstance(value, str) else value if isinstance(value, list) else []
+            names = [str(n).strip() for n in names if str(n).strip()]
+            if names:
+                fields.setdefault("supersedes", (names, rule))
+        extra[key] = _plain(value)
+    for key in _AUTHORITY_KEYS:
+        if key in authority:
+            fields["authority"] = authority[key]
+            break
+    # what became a field is not repeated in extra, except words a filter may still want
+    used = {r for _, r in fields.values()}
+    extra = {k: v for k, v in extra.items() if template.format(k) not in used}
+    return fields, extra
+
+
 def extract_metadata(text: str, *, title_hint: str = "", title_rule: str = "",
-                     hints: Mapping[str, str] | None = None, fallback_title: str = "") -> DocMeta:
+                     hints: Mapping[str, str] | None = None, fallback_title: str = "",
+                     front_matter: Mapping[str, Any] | None = None, front_matter_rule: str = "",
+                     meta_tags: Mapping[str, str] | None = None) -> DocMeta:
     """Every metadata field the text states, with the rule that found it.
+
+    Front matter states fields outright and beats what the text's rules find; HTML ``<meta>``
+    tags (often a CMS's page dates) only fill fields the text leaves empty. Keys that are no
+    field of their own (description, tags, category, redirect_from) go into ``extra``.
 
     >>> m = extract_metadata("关于调整报销比例的通知\\n江医保发〔2024〕9号\\n本通知自2024年3月1日起施行。")
     >>> m.doc_number, str(m.effective_date), m.provenance["effective_date"]
@@ -209,19 +361,32 @@ def extract_metadata(text: str, *, title_hint: str = "", title_rule: str = "",
     head, tail = text[:_HEAD_CHARS], text[-_TAIL_CHARS:]
     prov: dict[str, str] = {}
     fields: dict[str, Any] = {}
+    strong, extra = declared_fields(front_matter or {}, (front_matter_rule or "front matter") + ": {}")
+    weak, weak_extra = declared_fields(meta_tags or {}, '<meta name="{}">')
+    extra = {**weak_extra, **extra}
 
+    if "title" in strong:
+        title_hint, title_rule = strong["title"]
+    elif not title_hint.strip() and "title" in weak:
+        title_hint, title_rule = weak["title"]
     title, rule = _title(text, title_hint, title_rule, fallback_title)
     fields["title"] = title
     if rule:
         prov["title"] = rule
 
-    if number := find_doc_number(head[:1500]):
+    if "doc_number" in strong:
+        fields["doc_number"], prov["doc_number"] = strong["doc_number"]
+    elif number := find_doc_number(head[:1500]):
         fields["doc_number"] = number
         prov["doc_number"] = "文号 pattern"
+    elif "doc_number" in weak:
+        fields["doc_number"], prov["doc_number"] = weak["doc_number"]
 
     sig_authority, sig_date = _signature(tail)
     authority, rule = None, ""
-    if m := _AUTHORITY_FIELD.search(head):
+    if "authority" in strong:
+        authority, rule = strong["authority"]
+    elif m := _AUTHORITY_FIELD.search(head):
         authority = (m.group(1) or m.group(2)).strip()
         rule = "发文机关 line" if m.group(1) else "Issued by line"
     elif sig_authority:
@@ -234,17 +399,23 @@ def extract_metadata(text: str, *, title_hint: str = "", title_rule: str = "",
         else:
             if m := _TITLE_AUTHORITY.match(title):
                 authority, rule = m.group(1), "title prefix"
+            elif "authority" in weak:
+                authority, rule = weak["authority"]
             elif hints.get("authority"):
                 authority, rule = hints["authority"], "format metadata"
     if authority:
         fields["authority"] = authority
         prov["authority"] = rule
 
-    publish, rule = _publish_in_head(head)
+    publish, rule = _declared_version_date(strong, extra)
+    if publish is None:
+        publish, rule = _publish_in_head(head)
     if publish is None and sig_date is not None:
         publish, rule = sig_date, "signature date"
     if publish is None:
         publish, rule = _publish_in_head(head, statement=True)
+    if publish is None:
+        publish, rule = _declared_version_date(weak, extra)
     if publish is None:
         for key, name in (("publish_date", "format metadata"), ("pdf_date", "pdf creation date")):
             if hints.get(key) and (value := parse_date(hints[key])):
@@ -254,13 +425,15 @@ def extract_metadata(text: str, *, title_hint: str = "", title_rule: str = "",
         fields["publish_date"] = publish
         prov["publish_date"] = rule
 
-    effective, rule = None, ""
-    for pattern, name, cue in ((_EFFECTIVE_FROM, "自…起施行", "自"), (_EFFECTIVE_LINE, "施行日期 line", "日期"),
+    effective, rule = strong.get("effective_date", (None, ""))
+    for pattern, name, cue in () if effective is not None else ((_EFFECTIVE_FROM, "自…起施行", "自"), (_EFFECTIVE_LINE, "施行日期 line", "日期"),
                                (_EFFECTIVE_EN, "Effective line", "ffect")):
         # the commencement clause sits at the end; earlier matches may quote other acts
         if cue in text and (value := _last_date(pattern, text)):
             effective, rule = value, name
             break
+    if effective is None and "effective_date" in weak:
+        effective, rule = weak["effective_date"]
     if effective is None and publish is not None and ("之日起" in text or "ffective" in text) \
             and _EFFECTIVE_ON_PUBLISH.search(text):
         effective, rule = publish, "自发布之日起施行"
@@ -268,28 +441,29 @@ def extract_metadata(text: str, *, title_hint: str = "", title_rule: str = "",
         fields["effective_date"] = effective
         prov["effective_date"] = rule
 
-    version_zone = title + "\n" + head[:500]
-    has_cue = any(cue in version_zone for cue in ("修订", "修正", "修改", "版", "ersion", "Ver", "v", "Rev"))
-    for pattern, name in _VERSION_RULES if has_cue else ():
-        m = pattern.search(title) or pattern.search(head[:500])
-        if m:
-            fields["version"] = m.group(1)
-            prov["version"] = name
-            break
-    else:
-        year_from = publish or effective
-        if year_from is not None:
-            fields["version"] = str(year_from.year)
-            prov["version"] = "publish year" if publish else "effective year"
+    version = strong.get("version") or _version_mark(title, head) or weak.get("version")
+    if version is None and (publish or effective) is not None:
+        version = (str((publish or effective).year), "publish year" if publish else "effective year")
+    if version is not None:
+        fields["version"], prov["version"] = version
 
     repealed = [name for name, _ in find_supersessions(text, own_title=title)]
+    if "supersedes" in strong:
+        names, prov["supersedes"] = strong["supersedes"]
+        repealed = list(dict.fromkeys(names + repealed))
+    elif repealed:
+        prov["supersedes"] = "废止 statement"
     if repealed:
         fields["supersedes"] = repealed
-        prov["supersedes"] = "废止 statement"
 
-    fields["language"] = detect_language(text)
-    prov["language"] = "CJK share"
+    status = strong.get("status") or weak.get("status")
+    if status is not None:
+        fields["status"], prov["status"] = status
+
+    fields["language"], prov["language"] = strong.get("language") or (detect_language(text), "CJK share")
     fields["provenance"] = prov
+    if extra:
+        fields["extra"] = extra
     return DocMeta(**fields)
 
 

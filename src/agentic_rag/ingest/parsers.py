@@ -1,9 +1,11 @@
 """File formats to plain text with Markdown structure.
 
 Each parser turns one file's bytes into a :class:`Parsed`: the document text (headings as
-Markdown ``#`` lines, tables as Markdown pipe tables, see ``tables.py``) plus hints the format
-itself carries (an HTML ``<title>``, DOCX core properties, PDF metadata). Anything unreadable
-raises :class:`IngestError` naming the file and the reason; vendor errors are chained.
+Markdown ``#`` lines, tables as Markdown pipe tables, see ``tables.py``) plus what the format
+itself says about the document: Markdown front matter (YAML ``---`` or TOML ``+++``, taken out of
+the text), an HTML ``<title>`` and ``<meta>`` tags, DOCX core properties, PDF metadata. What the
+keys mean is decided in ``metadata.py``. Anything unreadable raises :class:`IngestError` naming the
+file and the reason; vendor errors are chained.
 
 JSON Lines are not parsed here: ``pipeline.py`` streams them record by record.
 """
@@ -15,6 +17,7 @@ import io
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from agentic_rag.errors import IngestError
 from agentic_rag.ingest.tables import render_markdown
@@ -31,6 +34,11 @@ class Parsed:
     title: str = ""
     hints: dict[str, str] = field(default_factory=dict)  # e.g. {"authority": ..., "publish_date": ...}
     rule: str = ""  # where the title hint came from, for provenance
+    #: Markdown front matter as written (key -> YAML/TOML value); never part of ``text``
+    front_matter: dict[str, Any] = field(default_factory=dict)
+    front_matter_rule: str = ""  # "YAML front matter" / "TOML front matter"
+    #: HTML ``<meta name|property=... content=...>`` (name lowercased -> content)
+    meta_tags: dict[str, str] = field(default_factory=dict)
 
 
 # ---------------------------------------------------------------- text files and encodings
@@ -91,6 +99,7 @@ def _check_text(text: str, path: str, encoding: str) -> str:
 
 def parse_text(data: bytes, path: str) -> Parsed:
     text = decode_text(data, path)
+    front, kind, text = split_front_matter(text)
     title = ""
     for line in text.split("\n", 20)[:20]:
         if line.strip():
@@ -98,7 +107,50 @@ def parse_text(data: bytes, path: str) -> Parsed:
             if stripped.startswith("#"):
                 title = stripped.lstrip("#").strip()
             break
-    return Parsed(text=text, title=title, rule="markdown heading" if title else "")
+    return Parsed(text=text, title=title, rule="markdown heading" if title else "",
+                  front_matter=front, front_matter_rule=kind)
+
+
+_FRONT_MATTER = re.compile(r"\A\ufeff?\s*(?:(?P<yaml>---)|\+\+\+)[ \t]*\n(?P<body>(?:.*?\n)??)"
+                           r"(?(yaml)(?:---|\.\.\.)|\+\+\+)[ \t]*(?:\n|\Z)", re.S)
+_FM_LINE = re.compile(r"^([A-Za-z_][\w.-]{0,40})[ \t]*:[ \t]*(.*?)[ \t]*$", re.M)
+_FM_MAX = 20_000  # a front matter block is a few lines; a "---" rule far down is not one
+
+
+def split_front_matter(text: str) -> tuple[dict[str, Any], str, str]:
+    """``(fields, kind, body)``: a leading YAML (``---``) or TOML (``+++``) block read into a dict
+    and cut from the text, so it is never indexed as body. A YAML block that does not parse is
+    read line by line as ``key: value``; a leading ``---`` that holds no keys is left alone.
+
+    >>> split_front_matter("---\\ntitle: Leave Policy\\n---\\n# Leave\\n")[0]
+    {'title': 'Leave Policy'}
+    """
+    m = _FRONT_MATTER.match(text[:_FM_MAX])
+    if not m:
+        return {}, "", text
+    raw = m.group("body")
+    if not raw.strip():
+        return {}, "", text[m.end():]  # an empty block still is not body text
+    fields: Any = None
+    if m.group("yaml"):
+        import yaml
+
+        try:
+            fields = yaml.safe_load(raw)
+        except yaml.YAMLError:
+            fields = {k: v.strip("'\"") for k, v in _FM_LINE.findall(raw)}
+        kind = "YAML front matter"
+    else:
+        import tomllib
+
+        try:
+            fields = tomllib.loads(raw)
+        except tomllib.TOMLDecodeError:
+            fields = None
+        kind = "TOML front matter"
+    if not isinstance(fields, dict) or not fields:
+        return {}, "", text
+    return {str(k): v for k, v in fields.items()}, kind, text[m.end():]
 
 
 # ---------------------------------------------------------------- HTML
@@ -117,26 +169,23 @@ def parse_html(data: bytes, path: str) -> Parsed:
     except Exception as exc:  # lxml raises several unrelated types on broken input
         raise IngestError(path, f"unreadable HTML: {exc}") from exc
     title = soup.title.get_text(" ", strip=True) if soup.title else ""
-    hints: dict[str, str] = {}
+    tags: dict[str, str] = {}
     for meta in soup.find_all("meta"):
-        name = (meta.get("name") or meta.get("property") or "").lower()
-        content = (meta.get("content") or "").strip()
-        if not content:
-            continue
-        if name in ("author", "publisher", "dc.publisher", "article:publisher"):
-            hints.setdefault("authority", content)
-        elif name in ("date", "pubdate", "publishdate", "dc.date", "article:published_time"):
-            hints.setdefault("publish_date", content)
+        name = (meta.get("name") or meta.get("property") or meta.get("itemprop") or "").strip().lower()
+        content = " ".join((meta.get("content") or "").split())
+        if name and content:
+            tags.setdefault(name, content)
     for tag in soup(_HTML_DROP):
         tag.decompose()
     body = soup.body or soup
     lines: list[str] = []
     _html_walk(body, lines)
     text = "\n".join(line for line in (ln.strip() for ln in lines) if line)
+    rule = "<title>" if title else ""
     h1 = body.find("h1")
     if not title and h1 is not None:
-        title = h1.get_text(" ", strip=True)
-    return Parsed(text=text, title=title, hints=hints, rule="<title>" if title else "")
+        title, rule = h1.get_text(" ", strip=True), "<h1>"
+    return Parsed(text=text, title=title, rule=rule if title else "", meta_tags=tags)
 
 
 def _html_walk(node, lines: list[str]) -> None:

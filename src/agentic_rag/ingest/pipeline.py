@@ -99,12 +99,13 @@ def doc_id_for_record(record_id: str) -> str:
 def build_document(doc_id: str, source: str, content_hash: str, text: str, *, title_hint: str = "",
                    title_rule: str = "", hints: dict[str, str] | None = None,
                    overrides: dict[str, Any] | None = None, fallback_title: str = "",
-                   max_clause_chars: int = 500) -> tuple[Document, list[Chunk], list[Edge],
+                   max_clause_chars: int = 500, declared: dict[str, Any] | None = None) -> tuple[Document, list[Chunk], list[Edge],
                                                          list[edge_rules.PendingReference]]:
     """One document from its text: metadata (then user overrides), chunks, same-document edges,
-    and the references to other documents still to resolve."""
+    and the references to other documents still to resolve. ``declared``: what the file states
+    about itself (``front_matter``, ``front_matter_rule``, ``meta_tags`` of a parser's result)."""
     meta = extract_metadata(text, title_hint=title_hint, title_rule=title_rule, hints=hints,
-                            fallback_title=fallback_title)
+                            fallback_title=fallback_title, **(declared or {}))
     if overrides:
         meta = apply_overrides(meta, overrides, source)
     doc = Document(doc_id=doc_id, source=source, content_hash=content_hash, text=text, meta=meta)
@@ -158,7 +159,9 @@ def _file_document(path: Path, settings: Settings, content_hash: str | None = No
     return build_document(doc_id_for_path(path), name, content_hash, parsed.text,
                           title_hint=parsed.title, title_rule=parsed.rule, hints=parsed.hints,
                           overrides=overrides, fallback_title=path.stem,
-                          max_clause_chars=settings.ingest.max_clause_chars)
+                          max_clause_chars=settings.ingest.max_clause_chars,
+                          declared={"front_matter": parsed.front_matter, "meta_tags": parsed.meta_tags,
+                                    "front_matter_rule": parsed.front_matter_rule})
 
 
 def _read_file(path: Path, settings: Settings) -> bytes:
@@ -365,7 +368,9 @@ def _info(doc: Document, *, written: bool, pending: list | None = None) -> _Info
     if meta.supersedes:
         found = dict(find_supersessions(doc.text, own_title=meta.title))
         supersedes = [(name, found.get(name, "superseded")) for name in meta.supersedes]
-    return _Info(doc.doc_id, meta.title, edge_rules.normalize_title(meta.title), meta.publish_date,
+    # a title made from the file name is no statement of the document's: it joins no versions
+    norm = "" if meta.provenance.get("title") == "file name" else edge_rules.normalize_title(meta.title)
+    return _Info(doc.doc_id, meta.title, norm, meta.publish_date,
                  meta.doc_number, meta.status, supersedes, list(pending or []), written)
 
 

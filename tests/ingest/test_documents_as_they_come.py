@@ -1,0 +1,159 @@
+"""Documents as people publish them: front matter, HTML <meta>, amended laws in several versions,
+part files of a code, clause labels with letters, folders with formats we do not read. Every
+assertion is on what `arag ingest`, `arag docs` and `arag chunks` show."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from agentic_rag.cli import app
+
+
+def arag(*args: str) -> tuple[int, str]:
+    result = CliRunner().invoke(app, list(args), catch_exceptions=False)
+    return result.exit_code, result.stdout
+
+
+def ingest(folder: Path, index: Path) -> dict[str, dict]:
+    code, out = arag("ingest", str(folder), "--index", str(index), "--json")
+    assert code == 0, out
+    return {Path(f["path"]).name: f for f in json.loads(out)["files"]}
+
+
+def docs(index: Path) -> dict[str, dict]:
+    code, out = arag("docs", "--index", str(index), "--json")
+    assert code == 0, out
+    return {Path(d["source"]).name: d for d in json.loads(out)}
+
+
+def chunks(index: Path, doc_id: str) -> list[dict]:
+    code, out = arag("chunks", doc_id, "--index", str(index), "--json")
+    assert code == 0, out
+    return json.loads(out)
+
+
+LEAVE_V1 = """---
+title: Annual Leave Policy
+date: 2022-03-01
+version: "1.0"
+owner: People Operations
+status: active
+tags: [leave, hr]
+redirect_from:
+  - /policies/deprecated/annual-leave
+---
+
+# Annual Leave Policy
+
+## 1. Entitlement
+
+Employees receive 15 days of paid annual leave per year.
+"""
+
+LEAVE_V2 = """+++
+title = "Annual Leave Policy"
+date = 2022-03-01
+last_updated = 2024-07-01
+version = "2.0"
+department = "People Operations"
++++
+
+# Annual Leave Policy
+
+## 1. Entitlement
+
+Employees receive 20 days of paid annual leave per year.
+"""
+
+REDIRECT_STUB = """---
+title: Leave (old page)
+redirect_to: /policies/annual-leave
+---
+This page has moved.
+"""
+
+PAGE = """<html><head><title>Remote Work Guidelines</title>
+<meta name="description" content="How and when staff may work from home.">
+<meta name="author" content="Facilities Office">
+<meta name="dc.date" content="2023-05-04">
+<meta name="keywords" content="remote, home office">
+</head><body><h1>Remote Work Guidelines</h1>
+<p>Staff may work from home two days per week.</p></body></html>"""
+
+
+def test_front_matter_is_metadata_not_body(tmp_path: Path):
+    folder = tmp_path / "policies"
+    (folder / "deprecated").mkdir(parents=True)
+    (folder / "leave-v1.md").write_text(LEAVE_V1, encoding="utf-8")
+    # a current policy whose folder happens to be called "deprecated"
+    (folder / "deprecated" / "leave-v2-redirect.md").write_text(LEAVE_V2, encoding="utf-8")
+    (folder / "old-leave.md").write_text(REDIRECT_STUB, encoding="utf-8")
+    index = tmp_path / "idx"
+    ingest(folder, index)
+    shown = docs(index)
+
+    v1, v2, stub = shown["leave-v1.md"], shown["leave-v2-redirect.md"], shown["old-leave.md"]
+    assert v1["title"] == v2["title"] == "Annual Leave Policy"
+    assert (v1["publish_date"], v1["version"], v1["authority"]) == ("2022-03-01", "1.0", "People Operations")
+    assert v1["provenance"]["title"] == "YAML front matter: title"
+    assert v1["provenance"]["authority"] == "YAML front matter: owner"
+    assert v1["extra"]["tags"] == ["leave", "hr"]
+    assert v1["extra"]["redirect_from"] == ["/policies/deprecated/annual-leave"]
+    # the later "last updated" date is the version date; the first one is history
+    assert (v2["publish_date"], v2["version"]) == ("2024-07-01", "2.0")
+    assert v2["provenance"]["publish_date"] == "TOML front matter: last_updated"
+    assert [h["date"] for h in v2["extra"]["history"]] == ["2022-03-01", "2024-07-01"]
+    assert v2["authority"] == "People Operations"
+    # the newer version supersedes the older; a folder or file name says nothing about status
+    assert (v1["status"], v2["status"]) == ("superseded", "active")
+    # a redirect stub is superseded by its own front matter
+    assert stub["status"] == "superseded" and stub["provenance"]["status"] == "YAML front matter: redirect_to"
+
+    body = chunks(index, v1["doc_id"])
+    assert all("---" not in c["text"] and "owner:" not in c["text"] for c in body)
+    assert body[0]["text"].startswith("## 1. Entitlement") or "15 days" in body[0]["text"]
+
+
+def test_html_title_and_meta(tmp_path: Path):
+    folder = tmp_path / "web"
+    folder.mkdir()
+    (folder / "remote.html").write_text(PAGE, encoding="utf-8")
+    index = tmp_path / "idx"
+    ingest(folder, index)
+    page = docs(index)["remote.html"]
+    assert page["title"] == "Remote Work Guidelines" and page["provenance"]["title"] == "<title>"
+    assert page["authority"] == "Facilities Office"
+    assert page["provenance"]["authority"] == '<meta name="author">'
+    assert page["publish_date"] == "2023-05-04"
+    assert page["provenance"]["publish_date"] == '<meta name="dc.date">'
+    assert page["extra"]["description"] == "How and when staff may work from home."
+    assert page["extra"]["keywords"] == "remote, home office"
+
+
+def test_file_name_words_do_not_make_versions(tmp_path: Path):
+    # two documents without any title of their own, named alike in different folders
+    for sub, year in (("current", 2024), ("redirects", 2019)):
+        (tmp_path / sub).mkdir()
+        (tmp_path / sub / "deprecated.txt").write_text(
+            "员工须于每月5日前提交考勤记录，逾期不予补登，由部门负责人签字确认后报人力资源部备案。" * 3
+            + f"\n\n人力资源部\n{year}年1月1日", encoding="utf-8")
+    index = tmp_path / "idx"
+    ingest(tmp_path, index)
+    code, out = arag("docs", "--index", str(index), "--json")
+    shown = json.loads(out)
+    assert [d["provenance"]["title"] for d in shown] == ["file name", "file name"]
+    assert {d["status"] for d in shown} == {"active"}
+
+
+def test_front_matter_edge_cases():
+    from agentic_rag.ingest.parsers import parse_bytes
+
+    broken = parse_bytes(b"---\ntitle: Expense Policy\nsummary: [unclosed\n---\nBody text.\n", "a.md")
+    assert broken.front_matter == {"title": "Expense Policy", "summary": "[unclosed"}
+    assert broken.text == "Body text.\n"
+    # a thematic break that opens a note is body text, not front matter
+    rule = parse_bytes(b"---\n\nJust a note between two rules.\n\n---\nMore.\n", "b.md")
+    assert rule.front_matter == {} and rule.text.startswith("---")
