@@ -157,3 +157,95 @@ def test_front_matter_edge_cases():
     # a thematic break that opens a note is body text, not front matter
     rule = parse_bytes(b"---\n\nJust a note between two rules.\n\n---\nMore.\n", "b.md")
     assert rule.front_matter == {} and rule.text.startswith("---")
+
+
+# a statute as public collections publish it: the promulgation note under the title
+STATUTE_V1 = """# 中华人民共和国职业培训促进法
+
+（2009年6月27日第十一届全国人民代表大会常务委员会第九次会议通过）
+
+## 第一章 总则
+
+第一条 为了促进职业培训，制定本法。
+
+第二条 用人单位应当每年安排职工参加培训，培训时间不少于十日。
+"""
+
+STATUTE_V2 = """# 中华人民共和国职业培训促进法
+
+（2009年6月27日第十一届全国人民代表大会常务委员会第九次会议通过　根据2015年4月24日第十二届全国人民代表大会常务委员会第十四次会议《关于修改〈中华人民共和国职业培训促进法〉等六部法律的决定》第一次修正　2021年12月24日第十三届全国人民代表大会常务委员会第三十二次会议修订）
+
+## 第一章 总则
+
+第一条 为了促进职业培训，制定本法。
+
+第二条 用人单位应当每年安排职工参加培训，培训时间不少于十五日。
+"""
+
+# the closing part of a code, kept in its own file under the code's title
+CODE_PART = """# 中华人民共和国职业培训促进法
+
+（2009年6月27日第十一届全国人民代表大会常务委员会第九次会议通过）
+
+附　则
+
+第三十条 本法自2022年1月1日起施行。
+"""
+
+REGULATION = """工伤职工康复管理条例
+
+（2004年1月1日中华人民共和国国务院令第888号公布　根据2011年1月8日《国务院关于修改〈工伤职工康复管理条例〉的决定》修订）
+
+第一条 为了保障工伤职工康复，制定本条例。
+"""
+
+
+def test_amended_law_versions_parts_and_issuer(tmp_path: Path):
+    folder = tmp_path / "laws"
+    folder.mkdir()
+    (folder / "training-2009.md").write_text(STATUTE_V1, encoding="utf-8")
+    (folder / "training-2021.md").write_text(STATUTE_V2, encoding="utf-8")
+    (folder / "training-fuze.md").write_text(CODE_PART, encoding="utf-8")
+    (folder / "rehab.txt").write_text(REGULATION, encoding="utf-8")
+    index = tmp_path / "idx"
+    ingest(folder, index)
+    shown = docs(index)
+    old, new, part, reg = (shown[n] for n in ("training-2009.md", "training-2021.md", "training-fuze.md", "rehab.txt"))
+
+    # the latest amendment is the version; adoption and the first amendment are history
+    assert (new["publish_date"], new["version"]) == ("2021-12-24", "2021")
+    assert new["provenance"]["publish_date"] == "latest 修订 line"
+    assert [(h["date"], h["event"]) for h in new["extra"]["history"]] == [
+        ("2009-06-27", "通过"), ("2015-04-24", "修正"), ("2021-12-24", "修订")]
+    assert (old["publish_date"], old["version"]) == ("2009-06-27", "2009")
+    # the issuing body comes from the promulgation note
+    assert new["authority"] == old["authority"] == "全国人民代表大会常务委员会"
+    assert new["provenance"]["authority"] == "通过 line"
+    assert (reg["authority"], reg["publish_date"]) == ("国务院", "2011-01-08")
+    # the newer text supersedes the older; the 附则 file is a part, not a version of either
+    assert (old["status"], new["status"], part["status"]) == ("superseded", "active", "active")
+    assert part["extra"]["part"] == "附则"
+
+
+def test_a_later_run_with_a_part_file_leaves_the_whole_code_alone(tmp_path: Path):
+    (tmp_path / "a").mkdir()
+    (tmp_path / "b").mkdir()
+    (tmp_path / "a" / "code.md").write_text(STATUTE_V2, encoding="utf-8")
+    (tmp_path / "b" / "fuze.md").write_text(CODE_PART.replace("2009年6月27日", "2022年6月27日"), encoding="utf-8")
+    index = tmp_path / "idx"
+    ingest(tmp_path / "a", index)
+    ingest(tmp_path / "b", index)
+    assert {d["status"] for d in docs(index).values()} == {"active"}
+
+
+def test_english_version_dates():
+    from agentic_rag.ingest.metadata import extract_metadata
+
+    meta = extract_metadata("Expense Reimbursement Policy\nVersion 4\nIssued: 12 March 2021\n"
+                            "Last updated: 2 May 2024\nEffective: 1 June 2024\n"
+                            "This policy supersedes the Expense Reimbursement Policy Version 3.\n"
+                            "1. Scope\nAll staff.")
+    assert (str(meta.publish_date), meta.version, str(meta.effective_date)) == ("2024-05-02", "4", "2024-06-01")
+    assert meta.provenance["publish_date"] == "Last updated line"
+    assert [h["event"] for h in meta.extra["history"]] == ["published", "updated"]
+    assert meta.supersedes == ["Expense Reimbursement Policy Version 3"]

@@ -17,6 +17,7 @@ from typing import Any
 
 from agentic_rag.dates import DATE, DATE_RE, parse_date
 from agentic_rag.errors import IngestError
+from agentic_rag.numerals import CN_NUMERAL_CHARS, cn_to_int
 from agentic_rag.tokenizer import detect_language as tokenizer_detect
 from agentic_rag.types import Chunk, DocMeta, DocStatus
 
@@ -37,6 +38,13 @@ _PUBLISH_LABEL = re.compile(
     r"\b(?:Issued(?: on)?|Issue [Dd]ate|Date of [Ii]ssue|Published(?: on)?|Publication [Dd]ate|Date|"
     r"ISSUED|DATE))[：:\s]*")
 _PUBLISH_CUES = ("日期", "时间", "Issue", "ISSUE", "Publi", "Date", "DATE")
+# a later date the text itself gives its current version: Last updated: …, 修订日期：…
+_UPDATED_LABEL = re.compile(
+    r"(?:\b(?:[Ll]ast (?:[Uu]pdated|[Rr]evised|[Aa]mended|[Mm]odified|[Rr]eviewed)|[Uu]pdated(?: on)?|"
+    r"[Rr]evised(?: on)?|[Aa]mended(?: on)?|LAST UPDATED|Revision [Dd]ate)|修订日期|修改日期|更新日期|修正日期)"
+    r"[：:\s]*")
+_UPDATED_CUES = ("pdated", "evised", "mended", "odified", "eviewed", "UPDATED", "Revision", "修订日期",
+                 "修改日期", "更新日期", "修正日期")
 _PUBLISHED_WORD = re.compile(r"发布|印发|公布|颁布|通过")
 _EFFECTIVE_FROM = re.compile(rf"自\s*({DATE})\s*(?:起|开始)?\s*(?:施行|实施|执行|生效|正式施行|正式实施)", re.I)
 _EFFECTIVE_LINE = re.compile(rf"(?:生效日期|施行日期|实施日期|执行日期|生效时间){_SEP}({DATE})", re.I)
@@ -81,6 +89,24 @@ _EN_SUPERSEDES = re.compile(
     r"(?:repealed|superseded|rescinded|revoked)")
 _SELF_REFERENCE = re.compile(r"^本(?:办法|规定|条例|细则|通知|决定|意见|方案|法|规则|准则|标准)")
 _CLAUSE_START = re.compile(r"^(?:第[一二三四五六七八九十百零〇\d]+[条章节编]|[一二三四五六七八九十]+、|\d+[.、]|Article|Section|§)")
+
+
+# the promulgation note of a law or regulation: （2007年6月29日第十届全国人民代表大会常务委员会第二十八次
+# 会议通过　根据2012年12月28日…《关于修改〈…〉的决定》修正）. One event per date; the body between
+# date and verb may hold a 《决定》 (whose own 修改 is not the verb) but no comma: "2024年3月1日，会议
+# 通过了…" in a news lead is no note
+_EVENT = re.compile(
+    rf"({DATE})\s*(?P<body>(?:《[^《》\n]{{0,80}}》|[^《》（）()\n。；，,：:]){{0,80}}?)\s*"
+    rf"(?P<verb>第[{CN_NUMERAL_CHARS}]+次(?:修正|修订)|修正|修订|修改|通过|公布|颁布)")
+_EVENT_BODY = re.compile(r"会议|令|决定|人民代表大会|委员会|国务院|^\s*$")
+_AMENDED = ("修正", "修订", "修改")
+# where the note ends: the first chapter, part, article or table of contents
+_BODY_START = re.compile(rf"^[#\s]*(?:第[{CN_NUMERAL_CHARS}\d]+[编章节条]|目\s*录|附\s*则\s*$)", re.M)
+_ORG_END = re.compile(rf"{_ORG_SUFFIX}$")
+# the first structure of a text: a part (第二编), the 附则 of a code, or an article
+_PART_START = re.compile(
+    rf"^[#\s]*(?:第(?P<part>[{CN_NUMERAL_CHARS}\d]+)(?:分编|编)|(?P<fu>附\s*则)\s*$|(?P<art>第[{CN_NUMERAL_CHARS}\d]+条))",
+    re.M)
 
 
 def detect_language(text: str) -> str:
@@ -185,6 +211,62 @@ def _version_mark(title: str, head: str) -> tuple[str, str] | None:
         if m := pattern.search(title) or pattern.search(head[:500]):
             return m.group(1), name
     return None
+
+
+def promulgation(head: str) -> list[tuple[dt.date, str, str | None]]:
+    """The adoption and amendment events of a law's promulgation note, in order of date:
+    ``(date, verb, issuing body or None)``, e.g. ``(2012-12-28, "修正", "全国人民代表大会常务委员会")``.
+    Only the text before the first chapter or article is read.
+
+    >>> [(str(d), v, b) for d, v, b in promulgation("（2007年6月29日第十届全国人民代表大会常务委员会第二十八次会议通过"
+    ...     "　根据2012年12月28日第十一届全国人民代表大会常务委员会第三十次会议《关于修改〈中华人民共和国劳动合同法〉的决定》修正）")]
+    [('2007-06-29', '通过', '全国人民代表大会常务委员会'), ('2012-12-28', '修正', '全国人民代表大会常务委员会')]
+    """
+    if not any(v in head for v in ("通过", "修正", "修订", "修改", "公布", "颁布")):
+        return []
+    zone = head[:1500]
+    if m := _BODY_START.search(zone):
+        zone = zone[:m.start()]
+    events: list[tuple[dt.date, str, str | None]] = []
+    for m in _EVENT.finditer(zone):
+        body = m.group("body")
+        if not _EVENT_BODY.search(body) or (date := parse_date(m.group(1))) is None:
+            continue
+        verb = m.group("verb")
+        events.append((date, verb[-2:] if verb.startswith("第") else verb, _issuing_body(body)))
+    return sorted(events, key=lambda e: e[0])
+
+
+def _issuing_body(body: str) -> str | None:
+    """第十届全国人民代表大会常务委员会第二十八次会议 -> 全国人民代表大会常务委员会;
+    《国务院关于修改〈…〉的决定》 -> 国务院; 中华人民共和国国务院令第395号 -> 国务院."""
+    if m := re.search(r"《([^《》]{2,30}?)关于", body):
+        body = m.group(1)
+    body = re.sub(r"《[^《》]*》", "", body)
+    body = re.sub(rf"第[{CN_NUMERAL_CHARS}\d]+届", "", body)
+    body = re.sub(rf"第?[{CN_NUMERAL_CHARS}\d]+次.*$|(?:全体|常务)?会议.*$|令.*$", "", body)
+    body = re.sub(r"^中华人民共和国(?=国务院)", "", body.strip())
+    return body if 2 <= len(body) <= 30 and _ORG_END.search(body) else None
+
+
+def part_of(text: str) -> str | None:
+    """The part of a code this text is, when it is not the whole: it opens with 第二编 (or a
+    later part) or with the code's 附则 before any article. ``None`` for a whole text."""
+    m = _PART_START.search(text[:2 * _HEAD_CHARS])
+    if m is None or m.group("art"):
+        return None
+    if m.group("fu"):
+        return "附则"
+    return None if cn_to_int(m.group("part")) == 1 else f"第{m.group('part')}编"
+
+
+def _updated_in_head(head: str) -> dt.date | None:
+    """The date of a "Last updated: …" / 修订日期：… label (the latest when there are several)."""
+    if not any(cue in head for cue in _UPDATED_CUES):
+        return None
+    dates = [parse_date(d.group(0)) for m in _UPDATED_LABEL.finditer(head)
+             if (d := _DATE_RE.match(head, m.end()))]
+    return max((d for d in dates if d is not None), default=None)
 
 
 def _first(patterns: tuple[tuple[re.Pattern[str], str], ...], text: str) -> tuple[dt.date | None, str]:
@@ -383,6 +465,9 @@ def extract_metadata(text: str, *, title_hint: str = "", title_rule: str = "",
         fields["doc_number"], prov["doc_number"] = weak["doc_number"]
 
     sig_authority, sig_date = _signature(tail)
+    events = promulgation(head)
+    enacted_by = next((b for _, v, b in events if b and v == "通过"), None) \
+        or next((b for _, _, b in events if b), None)
     authority, rule = None, ""
     if "authority" in strong:
         authority, rule = strong["authority"]
@@ -391,6 +476,8 @@ def extract_metadata(text: str, *, title_hint: str = "", title_rule: str = "",
         rule = "发文机关 line" if m.group(1) else "Issued by line"
     elif sig_authority:
         authority, rule = sig_authority, "signature block"
+    elif enacted_by:
+        authority, rule = enacted_by, "通过 line"
     else:
         for line in _lines(head, 6):
             if len(line) <= 30 and _ORG_LINE.match(line):
@@ -410,6 +497,18 @@ def extract_metadata(text: str, *, title_hint: str = "", title_rule: str = "",
     publish, rule = _declared_version_date(strong, extra)
     if publish is None:
         publish, rule = _publish_in_head(head)
+        updated = _updated_in_head(head)
+        if updated is not None and (publish is None or updated > publish):
+            if publish is not None:
+                extra["history"] = [{"date": publish.isoformat(), "event": "published", "rule": rule},
+                                    {"date": updated.isoformat(), "event": "updated", "rule": "Last updated line"}]
+            publish, rule = updated, "Last updated line"
+    amended = any(v in _AMENDED for _, v, _ in events)
+    if publish is None and events and (amended or sig_date is None):
+        # the text as amended last is this version: its date, the earlier events as history
+        publish, rule = events[-1][0], f"latest {events[-1][1]} line" if amended else f"{events[-1][1]} line"
+        extra["history"] = [{"date": d.isoformat(), "event": v, **({"by": b} if b else {})}
+                            for d, v, b in events]
     if publish is None and sig_date is not None:
         publish, rule = sig_date, "signature date"
     if publish is None:
@@ -461,6 +560,8 @@ def extract_metadata(text: str, *, title_hint: str = "", title_rule: str = "",
         fields["status"], prov["status"] = status
 
     fields["language"], prov["language"] = strong.get("language") or (detect_language(text), "CJK share")
+    if part := part_of(text):
+        extra["part"] = part
     fields["provenance"] = prov
     if extra:
         fields["extra"] = extra

@@ -302,6 +302,7 @@ class _Info:
     supersedes: list[tuple[str, DocStatus]] = field(default_factory=list)
     pending: list[edge_rules.PendingReference] = field(default_factory=list)
     written: bool = False  # added or replaced in this run
+    part: str | None = None  # a part of a code (附则, 第二编): a version only of that same part
 
 
 class _Writer:
@@ -371,7 +372,8 @@ def _info(doc: Document, *, written: bool, pending: list | None = None) -> _Info
     # a title made from the file name is no statement of the document's: it joins no versions
     norm = "" if meta.provenance.get("title") == "file name" else edge_rules.normalize_title(meta.title)
     return _Info(doc.doc_id, meta.title, norm, meta.publish_date,
-                 meta.doc_number, meta.status, supersedes, list(pending or []), written)
+                 meta.doc_number, meta.status, supersedes, list(pending or []), written,
+                 meta.extra.get("part"))
 
 
 def _expand(paths: Sequence[str | Path], report: IngestReport) -> list[Path]:
@@ -512,10 +514,10 @@ class _Finder:
                 self.by_number.setdefault(info.doc_number, []).append(info)
         self.lookups = 0
         self.find = getattr(store, "find_documents", None) if look_in_store else None
-        self.cache: dict[tuple[str, str], list[tuple[str, str, Any, DocStatus]]] = {}
+        self.cache: dict[tuple[str, str], list[tuple[str, str, Any, DocStatus, Any]]] = {}
 
-    def stored(self, **kw: str) -> list[tuple[str, str, Any, DocStatus]]:
-        """(doc_id, title, publish_date, status) of stored documents matching ``kw`` exactly."""
+    def stored(self, **kw: str) -> list[tuple[str, str, Any, DocStatus, Any]]:
+        """(doc_id, title, publish_date, status, part) of stored documents matching ``kw`` exactly."""
         key = next(iter(kw.items()))
         if key in self.cache:
             return self.cache[key]
@@ -530,7 +532,8 @@ class _Finder:
             docs = self.find(**kw)
         except AragError:
             docs = []
-        found = [(d.doc_id, d.meta.title, d.meta.publish_date, d.meta.status) for d in docs]
+        found = [(d.doc_id, d.meta.title, d.meta.publish_date, d.meta.status, d.meta.extra.get("part"))
+                 for d in docs]
         self.cache[key] = found
         return found
 
@@ -597,16 +600,16 @@ def _resolve(store: DocumentStore, infos: dict[str, _Info], report: IngestReport
                     status[target] = target_status
 
     # a newer version of the same title supersedes the older ones
-    groups: dict[str, list[tuple[str, Any, DocStatus]]] = {}
+    groups: dict[tuple[str, Any], list[tuple[str, Any, DocStatus]]] = {}
     for info in infos.values():
         if info.norm:
-            groups.setdefault(info.norm, []).append((info.doc_id, info.publish_date, info.status))
-    for norm, members in groups.items():
+            groups.setdefault((info.norm, info.part), []).append((info.doc_id, info.publish_date, info.status))
+    for (norm, part), members in groups.items():
         titles = {infos[m[0]].title for m in members}
         if any(i.written for i in (infos[m[0]] for m in members)):
             for title in titles:
-                for doc_id, _, date, st in finder.stored(title=title):
-                    if doc_id not in {m[0] for m in members}:
+                for doc_id, _, date, st, stored_part in finder.stored(title=title):
+                    if doc_id not in {m[0] for m in members} and stored_part == part:
                         members.append((doc_id, date, st))
         dated = sorted((m for m in members if m[1] is not None), key=lambda m: (m[1], m[0]))
         if len({m[1] for m in dated}) < 2:
