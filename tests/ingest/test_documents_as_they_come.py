@@ -249,3 +249,54 @@ def test_english_version_dates():
     assert meta.provenance["publish_date"] == "Last updated line"
     assert [h["event"] for h in meta.extra["history"]] == ["published", "updated"]
     assert meta.supersedes == ["Expense Reimbursement Policy Version 3"]
+
+
+HANDBOOK = """---
+title: Staff Handbook
+---
+
+# Staff Handbook
+
+L.1 Annual leave
+Employees receive 20 days of annual leave.
+
+L.2 Sick leave
+Employees receive 10 days of sick leave.
+
+Section 4(b) Carry-over
+Up to five unused days carry over; see Article 12bis.
+
+Article 12bis Parental leave
+Sixteen weeks are paid.
+
+§ 4.1 Approval
+Line managers approve leave requests.
+
+Section D.4 Unpaid leave
+Unpaid leave needs approval by HR.
+"""
+
+
+def test_clause_labels_keep_their_letters(tmp_path: Path):
+    folder = tmp_path / "hb"
+    folder.mkdir()
+    (folder / "handbook.md").write_text(HANDBOOK, encoding="utf-8")
+    index = tmp_path / "idx"
+    ingest(folder, index)
+    [doc] = docs(index).values()
+    shown = {c["clause"]: c for c in chunks(index, doc["doc_id"]) if c["clause"]}
+    assert list(shown) == ["L.1", "L.2", "Section 4(b)", "Article 12bis", "§ 4.1", "Section D.4"]
+    assert [c["clause_no"] for c in shown.values()] == ["L.1", "L.2", "4(b)", "12bis", "4.1", "D.4"]
+    assert "10 days of sick leave" in shown["L.2"]["text"]
+    assert "Sixteen weeks" in shown["Article 12bis"]["text"]
+    code, out = arag("search", "unused days carry over", "--index", str(index), "--json")
+    assert json.loads(out)[0]["clause"] == "Section 4(b)"
+
+
+def test_reference_to_a_lettered_clause_resolves(tmp_path: Path):
+    from agentic_rag.ingest.pipeline import parse_document
+
+    (tmp_path / "handbook.md").write_text(HANDBOOK, encoding="utf-8")
+    [(_, items, edges)] = parse_document(tmp_path / "handbook.md")
+    by_id = {c.chunk_id: c.clause for c in items}
+    assert [(by_id[e.src], by_id[e.dst]) for e in edges] == [("Section 4(b)", "Article 12bis")]
