@@ -101,12 +101,12 @@ def ingest(paths: tuple[Path, ...], index: Path | None, config: Path | None, as_
     else:
         table = Table("file", "status", "doc_id", "chunks", "reason")
         for r in rows:
-            color = {"failed": "red", "added": "green", "replaced": "yellow"}.get(r["status"], "")
+            color = {"failed": "red", "added": "green", "replaced": "yellow", "skipped": "dim"}.get(r["status"], "")
             table.add_row(escape(r["path"]), f"[{color}]{r['status']}[/{color}]" if color else r["status"],
                           r.get("doc_id") or "", str(r.get("chunks", 0)), escape(r.get("reason") or ""))
         if len(rows) <= 200:
             out.print(table)
-        counts = {s: sum(r["status"] == s for r in rows) for s in ("added", "unchanged", "replaced", "failed")}
+        counts = {s: sum(r["status"] == s for r in rows) for s in ("added", "unchanged", "replaced", "failed", "skipped")}
         out.print(" · ".join(f"{n} {s}" for s, n in counts.items()))
     if failed:
         for r in failed:

@@ -300,3 +300,26 @@ def test_reference_to_a_lettered_clause_resolves(tmp_path: Path):
     [(_, items, edges)] = parse_document(tmp_path / "handbook.md")
     by_id = {c.chunk_id: c.clause for c in items}
     assert [(by_id[e.src], by_id[e.dst]) for e in edges] == [("Section 4(b)", "Article 12bis")]
+
+
+def test_formats_without_a_reader_are_listed_as_skipped(tmp_path: Path):
+    folder = tmp_path / "share"
+    folder.mkdir()
+    (folder / "policy.md").write_text("# 报销办法\n\n第一条 差旅费凭票报销。\n", encoding="utf-8")
+    (folder / "policy.md.meta.json").write_text('{"authority": "财务部"}', encoding="utf-8")
+    for name in ("budget.xlsx", "rates.csv", "kickoff.pptx", "manual.epub", "memo.rtf", "logo.png"):
+        (folder / name).write_bytes(b"PK\x03\x04 not read")
+    code, out = arag("ingest", str(folder), "--index", str(tmp_path / "idx"), "--json")
+    assert code == 0, out
+    status = {Path(f["path"]).name: (f["status"], f["reason"]) for f in json.loads(out)["files"]}
+    assert status.pop("policy.md") == ("added", "")
+    assert status == {
+        "budget.xlsx": ("skipped", "no reader for .xlsx files (spreadsheet)"),
+        "rates.csv": ("skipped", "no reader for .csv files (spreadsheet)"),
+        "kickoff.pptx": ("skipped", "no reader for .pptx files (slides)"),
+        "manual.epub": ("skipped", "no reader for .epub files (e-book)"),
+        "memo.rtf": ("skipped", "no reader for .rtf files (rich text)"),
+        "logo.png": ("skipped", "unsupported file type .png"),
+    }
+    code, out = arag("ingest", str(folder), "--index", str(tmp_path / "idx"))
+    assert code == 0 and "1 unchanged · 0 replaced · 0 failed · 6 skipped" in out

@@ -43,11 +43,17 @@ except ImportError:  # pragma: no cover - depends on the environment
     _loads = json.loads
 
 Progress = Callable[[int, int], None]
-FileStatus = Literal["added", "unchanged", "replaced", "failed"]
+FileStatus = Literal["added", "unchanged", "replaced", "failed", "skipped"]
 
 #: everything ``ingest_paths`` reads; ``.jsonl`` (optionally ``.jsonl.gz``) is one document per line
 SUFFIXES = PARSED_SUFFIXES | {".jsonl"}
 _BATCH_DOCS = 500  # documents per store transaction in bulk imports
+# formats people keep beside their documents that no parser reads yet: named, so a folder's
+# report says what was left out and why instead of passing over it in silence
+_NO_READER = {".xlsx": "spreadsheet", ".xlsm": "spreadsheet", ".xls": "spreadsheet", ".csv": "spreadsheet",
+              ".ods": "spreadsheet", ".pptx": "slides", ".ppt": "slides", ".odp": "slides",
+              ".epub": "e-book", ".rtf": "rich text", ".doc": "legacy Word (save it as .docx)",
+              ".odt": "OpenDocument text (save it as .docx)"}
 _MAX_LOOKUPS = 2000  # store look-ups per run for supersession/reference resolution (a bound, not a tuning)
 
 
@@ -381,9 +387,12 @@ def _expand(paths: Sequence[str | Path], report: IngestReport) -> list[Path]:
     for raw in paths:
         path = Path(raw)
         if path.is_dir():
-            found = sorted(p for p in path.rglob("*") if p.is_file() and _suffix(p) in SUFFIXES
+            found = sorted(p for p in path.rglob("*") if p.is_file()
                            and not any(part.startswith(".") for part in p.relative_to(path).parts))
-            files.extend(found)
+            files.extend(p for p in found if _suffix(p) in SUFFIXES)
+            report.files.extend(FileResult(path=str(p), status="skipped", reason=_skip_reason(p))
+                                for p in found if _suffix(p) not in SUFFIXES
+                                and not (p.name.endswith(".meta.json") and p.with_name(p.name[:-10]).exists()))
         elif path.is_file():
             if _suffix(path) in SUFFIXES:
                 files.append(path)
@@ -400,6 +409,12 @@ def _expand(paths: Sequence[str | Path], report: IngestReport) -> list[Path]:
             seen.add(key)
             unique.append(p)
     return unique
+
+
+def _skip_reason(path: Path) -> str:
+    suffix = path.suffix.lower()
+    kind = _NO_READER.get(suffix)
+    return f"no reader for {suffix} files ({kind})" if kind else f"unsupported file type {suffix or '(none)'}"
 
 
 def ingest_paths(paths: Sequence[str | Path], store: DocumentStore, settings: Settings | None = None,
