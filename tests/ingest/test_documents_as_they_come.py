@@ -307,19 +307,72 @@ def test_formats_without_a_reader_are_listed_as_skipped(tmp_path: Path):
     folder.mkdir()
     (folder / "policy.md").write_text("# 报销办法\n\n第一条 差旅费凭票报销。\n", encoding="utf-8")
     (folder / "policy.md.meta.json").write_text('{"authority": "财务部"}', encoding="utf-8")
-    for name in ("budget.xlsx", "rates.csv", "kickoff.pptx", "manual.epub", "memo.rtf", "logo.png"):
+    for name in ("kickoff.pptx", "manual.epub", "memo.rtf", "old.xls", "logo.png"):
         (folder / name).write_bytes(b"PK\x03\x04 not read")
     code, out = arag("ingest", str(folder), "--index", str(tmp_path / "idx"), "--json")
     assert code == 0, out
     status = {Path(f["path"]).name: (f["status"], f["reason"]) for f in json.loads(out)["files"]}
     assert status.pop("policy.md") == ("added", "")
     assert status == {
-        "budget.xlsx": ("skipped", "no reader for .xlsx files (spreadsheet)"),
-        "rates.csv": ("skipped", "no reader for .csv files (spreadsheet)"),
+        "old.xls": ("skipped", "no reader for .xls files (legacy Excel (save it as .xlsx))"),
         "kickoff.pptx": ("skipped", "no reader for .pptx files (slides)"),
         "manual.epub": ("skipped", "no reader for .epub files (e-book)"),
         "memo.rtf": ("skipped", "no reader for .rtf files (rich text)"),
         "logo.png": ("skipped", "unsupported file type .png"),
     }
     code, out = arag("ingest", str(folder), "--index", str(tmp_path / "idx"))
-    assert code == 0 and "1 unchanged · 0 replaced · 0 failed · 6 skipped" in out
+    assert code == 0 and "1 unchanged · 0 replaced · 0 failed · 5 skipped" in out
+
+
+def test_spreadsheets_become_tables_with_structured_rows(tmp_path: Path):
+    import datetime as dt
+
+    import openpyxl
+
+    folder = tmp_path / "sheets"
+    folder.mkdir()
+    book = openpyxl.Workbook()
+    hotels = book.active
+    hotels.title = "Hotels"
+    hotels.append(["City", "Nightly limit", "Valid from"])
+    hotels.append(["Beijing", 800, dt.date(2024, 1, 1)])
+    hotels.append(["Nanchang", 350.0, None])
+    meals = book.create_sheet("Meals")
+    meals.append(["Tier", "Per day"])
+    meals.append(["Tier 1", 120])
+    book.save(folder / "travel-limits.xlsx")
+    (folder / "allowances.csv").write_text("岗位;津贴\n一线岗位;300元\n后勤岗位;150元\n", encoding="gb18030")
+    index = tmp_path / "idx"
+    assert {f["status"] for f in ingest(folder, index).values()} == {"added"}
+    shown = docs(index)
+    sheet_doc, csv_doc = shown["travel-limits.xlsx"], shown["allowances.csv"]
+    assert (sheet_doc["title"], csv_doc["title"]) == ("travel-limits", "allowances")
+
+    rows = chunks(index, sheet_doc["doc_id"])
+    assert [(c["kind"], c["path"]) for c in rows] == [("table", ["Hotels"]), ("table", ["Meals"])]
+    assert "City: Beijing; Nightly limit: 800; Valid from: 2024-01-01" in rows[0]["text"]
+    assert "Tier: Tier 1; Per day: 120" in rows[1]["text"]
+    [allow] = chunks(index, csv_doc["doc_id"])
+    assert allow["kind"] == "table" and "岗位: 后勤岗位; 津贴: 150元" in allow["text"]
+    code, out = arag("search", "Nanchang nightly limit", "--index", str(index), "--json")
+    assert "Nanchang" in json.loads(out)[0]["text"]
+
+
+def test_spreadsheet_rows_stay_structured_and_a_broken_workbook_fails_alone(tmp_path: Path):
+    import openpyxl
+
+    from agentic_rag.ingest.pipeline import parse_document
+
+    folder = tmp_path / "hr"
+    folder.mkdir()
+    book = openpyxl.Workbook()
+    book.active.append(["Grade", "Days"])
+    book.active.append(["Senior", 25])
+    book.save(folder / "leave.xlsx")
+    [(_, [table], _)] = parse_document(folder / "leave.xlsx")
+    assert (table.table.headers, table.table.rows) == (["Grade", "Days"], [["Senior", "25"]])
+    (folder / "broken.xlsx").write_bytes(b"PK\x03\x04 truncated")
+    code, out = arag("ingest", str(folder), "--index", str(tmp_path / "idx"), "--json")
+    status = {Path(f["path"]).name: (f["status"], f["reason"]) for f in json.loads(out)["files"]}
+    assert code == 1 and status["leave.xlsx"][0] == "added"
+    assert status["broken.xlsx"][0] == "failed" and status["broken.xlsx"][1].startswith("unreadable XLSX")

@@ -23,7 +23,8 @@ from agentic_rag.errors import IngestError
 from agentic_rag.ingest.tables import render_markdown
 
 #: suffixes handled by :func:`parse_bytes`
-PARSED_SUFFIXES = frozenset({".txt", ".md", ".markdown", ".html", ".htm", ".docx", ".pdf"})
+PARSED_SUFFIXES = frozenset({".txt", ".md", ".markdown", ".html", ".htm", ".docx", ".pdf", ".csv", ".xlsx",
+                             ".xlsm"})
 
 
 @dataclass(slots=True)
@@ -314,6 +315,76 @@ def _dedupe_merged(cells: list[str]) -> list[str]:
     return out
 
 
+# ---------------------------------------------------------------- spreadsheets
+
+def parse_csv(data: bytes, path: str) -> Parsed:
+    """A CSV (or TSV / semicolon-separated) file as one table: its first row is the header."""
+    import csv
+
+    text = decode_text(data, path)
+    try:
+        dialect = csv.Sniffer().sniff(text[:8192], delimiters=",;\t|")
+    except csv.Error:
+        dialect = csv.excel
+    try:
+        rows = [[cell.strip() for cell in row] for row in csv.reader(io.StringIO(text), dialect)]
+    except csv.Error as exc:
+        raise IngestError(path, f"unreadable CSV: {exc}") from exc
+    # a table has no title line: the file's name is its title (and, being no statement of the
+    # document's, makes it a version of nothing)
+    return Parsed(text=_sheet_text([("", rows)]), title=Path(path).stem, rule="file name")
+
+
+def parse_xlsx(data: bytes, path: str) -> Parsed:
+    """An Excel workbook: each non-empty sheet a ``## sheet`` section holding its table (first
+    non-empty row as header; formulas as their last computed values)."""
+    try:
+        import openpyxl
+
+        book = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True)
+    except Exception as exc:  # zipfile.BadZipFile, KeyError, InvalidFileException
+        raise IngestError(path, f"unreadable XLSX: {exc}") from exc
+    try:
+        sheets = [(ws.title, [[_cell(v) for v in row] for row in ws.iter_rows(values_only=True)])
+                  for ws in book.worksheets]
+        title = (book.properties.title or "").strip() if book.properties else ""
+    except Exception as exc:
+        raise IngestError(path, f"corrupt XLSX: {exc}") from exc
+    finally:
+        book.close()
+    return Parsed(text=_sheet_text(sheets, named=len(sheets) > 1), title=title or Path(path).stem,
+                  rule="xlsx title" if title else "file name")
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if hasattr(value, "isoformat"):
+        text = value.isoformat()
+        return text[:10] if text.endswith("T00:00:00") else text
+    return " ".join(str(value).split())
+
+
+def _sheet_text(sheets: list[tuple[str, list[list[str]]]], named: bool = False) -> str:
+    """Sheets as Markdown: a ``## name`` heading per sheet (when there are several), then one
+    pipe table (the chunker keeps its rows structured); empty rows and columns dropped."""
+    parts: list[str] = []
+    for name, rows in sheets:
+        rows = [r for r in rows if any(c.strip() for c in r)]
+        if not rows:
+            continue
+        width = max(len(r) for r in rows)
+        rows = [r + [""] * (width - len(r)) for r in rows]
+        keep = [i for i in range(width) if any(r[i].strip() for r in rows)]
+        rows = [[r[i] for i in keep] for r in rows]
+        if named:
+            parts.append(f"## {name}")
+        parts.append(render_markdown(rows[0], rows[1:]))
+    return "\n\n".join(parts)
+
+
 # ---------------------------------------------------------------- PDF
 
 _PAGE_NUMBER = re.compile(r"^\s*(?:[-–—]\s*)?(?:第\s*\d+\s*页(?:\s*[/，,]?\s*共\s*\d+\s*页)?|"
@@ -468,6 +539,10 @@ def parse_bytes(data: bytes, path: str | Path) -> Parsed:
         parsed = parse_docx(data, name)
     elif suffix == ".pdf":
         parsed = parse_pdf(data, name)
+    elif suffix == ".csv":
+        parsed = parse_csv(data, name)
+    elif suffix in (".xlsx", ".xlsm"):
+        parsed = parse_xlsx(data, name)
     else:
         raise IngestError(name, f"unsupported file type {suffix or '(none)'}")
     if not parsed.text.strip():
