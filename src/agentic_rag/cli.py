@@ -81,7 +81,7 @@ def app() -> None:
 @_common
 @_errors
 def ingest(paths: tuple[Path, ...], index: Path | None, config: Path | None, as_json: bool) -> None:
-    """Ingest files and folders (.txt .md .html .docx .pdf .csv .xlsx .jsonl)."""
+    """Ingest files and folders (.txt .md .html .docx .pdf .csv .xlsx .pptx .jsonl)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
     missing = [str(p) for p in paths if not p.exists()]

@@ -307,7 +307,7 @@ def test_formats_without_a_reader_are_listed_as_skipped(tmp_path: Path):
     folder.mkdir()
     (folder / "policy.md").write_text("# 报销办法\n\n第一条 差旅费凭票报销。\n", encoding="utf-8")
     (folder / "policy.md.meta.json").write_text('{"authority": "财务部"}', encoding="utf-8")
-    for name in ("kickoff.pptx", "manual.epub", "memo.rtf", "old.xls", "logo.png"):
+    for name in ("kickoff.ppt", "manual.epub", "memo.rtf", "old.xls", "logo.png"):
         (folder / name).write_bytes(b"PK\x03\x04 not read")
     code, out = arag("ingest", str(folder), "--index", str(tmp_path / "idx"), "--json")
     assert code == 0, out
@@ -315,7 +315,7 @@ def test_formats_without_a_reader_are_listed_as_skipped(tmp_path: Path):
     assert status.pop("policy.md") == ("added", "")
     assert status == {
         "old.xls": ("skipped", "no reader for .xls files (legacy Excel (save it as .xlsx))"),
-        "kickoff.pptx": ("skipped", "no reader for .pptx files (slides)"),
+        "kickoff.ppt": ("skipped", "no reader for .ppt files (legacy PowerPoint (save it as .pptx))"),
         "manual.epub": ("skipped", "no reader for .epub files (e-book)"),
         "memo.rtf": ("skipped", "no reader for .rtf files (rich text)"),
         "logo.png": ("skipped", "unsupported file type .png"),
@@ -376,3 +376,31 @@ def test_spreadsheet_rows_stay_structured_and_a_broken_workbook_fails_alone(tmp_
     status = {Path(f["path"]).name: (f["status"], f["reason"]) for f in json.loads(out)["files"]}
     assert code == 1 and status["leave.xlsx"][0] == "added"
     assert status["broken.xlsx"][0] == "failed" and status["broken.xlsx"][1].startswith("unreadable XLSX")
+
+
+def test_slides_become_sections_with_tables_and_notes(tmp_path: Path):
+    from pptx import Presentation
+    from pptx.util import Inches
+
+    deck = Presentation()
+    first = deck.slides.add_slide(deck.slide_layouts[1])
+    first.shapes.title.text = "Onboarding"
+    first.placeholders[1].text_frame.text = "Laptops are issued on the first working day."
+    first.notes_slide.notes_text_frame.text = "Remind people to enrol in the VPN."
+    second = deck.slides.add_slide(deck.slide_layouts[5])
+    second.shapes.title.text = "Monthly allowances"
+    table = second.shapes.add_table(3, 2, Inches(1), Inches(2), Inches(4), Inches(2)).table
+    for r, (item, amount) in enumerate([("Item", "Amount"), ("Phone", "50"), ("Internet", "30")]):
+        table.cell(r, 0).text, table.cell(r, 1).text = item, amount
+    folder = tmp_path / "decks"
+    folder.mkdir()
+    deck.save(folder / "onboarding.pptx")
+    index = tmp_path / "idx"
+    ingest(folder, index)
+    [doc] = docs(index).values()
+    assert doc["title"] == "Onboarding" and doc["provenance"]["title"] == "first slide title"
+    shown = [(c["kind"], c["path"], c["text"]) for c in chunks(index, doc["doc_id"])]
+    assert shown[0][:2] == ("body", ["Slide 1: Onboarding"]) and "first working day" in shown[0][2]
+    assert shown[1][:2] == ("footnote", ["Slide 1: Onboarding"]) and "VPN" in shown[1][2]
+    assert shown[2][:2] == ("table", ["Slide 2: Monthly allowances"])
+    assert "Item: Internet; Amount: 30" in shown[2][2]

@@ -24,7 +24,7 @@ from agentic_rag.ingest.tables import render_markdown
 
 #: suffixes handled by :func:`parse_bytes`
 PARSED_SUFFIXES = frozenset({".txt", ".md", ".markdown", ".html", ".htm", ".docx", ".pdf", ".csv", ".xlsx",
-                             ".xlsm"})
+                             ".xlsm", ".pptx"})
 
 
 @dataclass(slots=True)
@@ -385,6 +385,61 @@ def _sheet_text(sheets: list[tuple[str, list[list[str]]]], named: bool = False) 
     return "\n\n".join(parts)
 
 
+# ---------------------------------------------------------------- slides
+
+def parse_pptx(data: bytes, path: str) -> Parsed:
+    """A PowerPoint deck: each slide a ``## Slide N: title`` section with its text boxes in
+    reading order (top to bottom, left to right), tables as tables, and the speaker notes as a
+    ``Notes:`` paragraph (a footnote to the slide)."""
+    try:
+        from pptx import Presentation
+
+        deck = Presentation(io.BytesIO(data))
+    except Exception as exc:  # zipfile.BadZipFile, KeyError, PackageNotFoundError
+        raise IngestError(path, f"unreadable PPTX: {exc}") from exc
+    parts: list[str] = []
+    first_title = ""
+    try:
+        for n, slide in enumerate(deck.slides, start=1):
+            title_shape = slide.shapes.title
+            title = " ".join(title_shape.text_frame.text.split()) if title_shape is not None else ""
+            first_title = first_title or title
+            parts.append(f"## Slide {n}" + (f": {title}" if title else ""))
+            for shape in _reading_order(slide.shapes):
+                if title_shape is not None and shape.shape_id == title_shape.shape_id:
+                    continue
+                if getattr(shape, "has_table", False) and shape.has_table:
+                    rows = [[" ".join(c.text.split()) for c in row.cells] for row in shape.table.rows]
+                    rows = [r for r in rows if any(r)]
+                    if rows:
+                        parts.append(render_markdown(rows[0], rows[1:]))
+                elif getattr(shape, "has_text_frame", False) and shape.has_text_frame:
+                    lines = [" ".join(p.text.split()) for p in shape.text_frame.paragraphs]
+                    parts.extend(line for line in lines if line)
+            if slide.has_notes_slide:
+                notes = " ".join(slide.notes_slide.notes_text_frame.text.split())
+                if notes:
+                    parts.append(f"Notes: {notes}")
+            parts.append("")
+        props_title = (deck.core_properties.title or "").strip()
+    except Exception as exc:
+        raise IngestError(path, f"corrupt PPTX: {exc}") from exc
+    title = props_title or first_title
+    return Parsed(text="\n".join(parts).strip(), title=title,
+                  rule="pptx title" if props_title else "first slide title" if title else "")
+
+
+def _reading_order(shapes, depth: int = 0) -> list:
+    """Shapes top to bottom, left to right, group shapes opened (at most a few levels deep)."""
+    out = []
+    for shape in shapes:
+        if shape.shape_type == 6 and depth < 5:  # MSO_SHAPE_TYPE.GROUP
+            out.extend(_reading_order(shape.shapes, depth + 1))
+        else:
+            out.append(shape)
+    return sorted(out, key=lambda s: ((s.top or 0), (s.left or 0)))
+
+
 # ---------------------------------------------------------------- PDF
 
 _PAGE_NUMBER = re.compile(r"^\s*(?:[-–—]\s*)?(?:第\s*\d+\s*页(?:\s*[/，,]?\s*共\s*\d+\s*页)?|"
@@ -543,6 +598,8 @@ def parse_bytes(data: bytes, path: str | Path) -> Parsed:
         parsed = parse_csv(data, name)
     elif suffix in (".xlsx", ".xlsm"):
         parsed = parse_xlsx(data, name)
+    elif suffix == ".pptx":
+        parsed = parse_pptx(data, name)
     else:
         raise IngestError(name, f"unsupported file type {suffix or '(none)'}")
     if not parsed.text.strip():
