@@ -80,6 +80,7 @@ PAGE = """<html><head><title>Remote Work Guidelines</title>
 <meta name="author" content="Facilities Office">
 <meta name="dc.date" content="2023-05-04">
 <meta name="keywords" content="remote, home office">
+<meta name="viewport" content="width=device-width, initial-scale=1">
 </head><body><h1>Remote Work Guidelines</h1>
 <p>Staff may work from home two days per week.</p></body></html>"""
 
@@ -111,6 +112,7 @@ def test_front_matter_is_metadata_not_body(tmp_path: Path):
     assert (v1["status"], v2["status"]) == ("superseded", "active")
     # a redirect stub is superseded by its own front matter
     assert stub["status"] == "superseded" and stub["provenance"]["status"] == "YAML front matter: redirect_to"
+    assert stub["extra"]["redirect_to"] == "/policies/annual-leave"
 
     body = chunks(index, v1["doc_id"])
     assert all("---" not in c["text"] and "owner:" not in c["text"] for c in body)
@@ -130,7 +132,8 @@ def test_html_title_and_meta(tmp_path: Path):
     assert page["publish_date"] == "2023-05-04"
     assert page["provenance"]["publish_date"] == '<meta name="dc.date">'
     assert page["extra"]["description"] == "How and when staff may work from home."
-    assert page["extra"]["keywords"] == "remote, home office"
+    assert page["extra"] == {"description": "How and when staff may work from home.",
+                             "keywords": "remote, home office"}
 
 
 def test_file_name_words_do_not_make_versions(tmp_path: Path):

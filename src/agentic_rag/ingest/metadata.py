@@ -307,7 +307,7 @@ def _signature(tail: str) -> tuple[str | None, dt.date | None]:
 # front matter keys and <meta> names (lowercased, "-"/" " as "_", Dublin Core / Open Graph /
 # citation prefixes dropped) -> the field they state
 _DECLARED_KEYS: dict[str, str] = {
-    **dict.fromkeys(("title", "name", "headline"), "title"),
+    **dict.fromkeys(("title", "headline"), "title"),
     **dict.fromkeys(("date", "published", "publish_date", "published_at", "published_time",
                      "publication_date", "date_published", "pubdate", "publishdate", "issued",
                      "issue_date", "issued_on", "created", "date_created"), "publish_date"),
@@ -323,13 +323,16 @@ _DECLARED_KEYS: dict[str, str] = {
                      "replaced_by", "successor"), "superseded_by"),
     **dict.fromkeys(("supersedes", "replaces", "obsoletes", "repeals"), "supersedes"),
     **dict.fromkeys(("doc_number", "document_number", "doc_no", "policy_number", "policy_no",
-                     "number", "reference", "ref", "identifier"), "doc_number"),
+                     "number", "reference"), "doc_number"),
     **dict.fromkeys(("language", "lang", "locale"), "language"),
 }
 # several keys may name the issuer: the first present in this order wins
 _AUTHORITY_KEYS = ("authority", "issuer", "issued_by", "issuing_body", "publisher", "department",
                    "dept", "owner", "policy_owner", "organization", "organisation", "org", "creator",
                    "author")
+# the <meta> names worth keeping in extra; the rest (viewport, robots, og:image, ...) is page plumbing
+_META_EXTRA = frozenset({"description", "keywords", "subject", "category", "section", "tag", "tags",
+                         "audience", "coverage", "rights", "source", "type", "abstract"})
 _DECLARED_PREFIX = re.compile(r"^(?:dc|dcterms|og|article|citation|book|prism)[.:_]")
 _STATUS_WORDS: dict[str, DocStatus] = {
     **dict.fromkeys(("active", "current", "published", "in force", "in_force", "valid", "effective",
@@ -365,7 +368,8 @@ def _as_date(value: Any) -> dt.date | None:
     return parse_date(str(value)) if isinstance(value, (str, int)) else None
 
 
-def declared_fields(pairs: Mapping[str, Any], rule: str) -> tuple[dict[str, tuple[Any, str]], dict[str, Any]]:
+def declared_fields(pairs: Mapping[str, Any], rule: str, extra_keys: frozenset[str] | None = None
+                    ) -> tuple[dict[str, tuple[Any, str]], dict[str, Any]]:
     """What a file says about itself (front matter keys, HTML ``<meta>`` names) as DocMeta fields,
     each with the rule that found it (``rule`` with the key filled in: ``"YAML front matter: {}"``
     -> ``"YAML front matter: owner"``), plus the rest for ``extra``.
@@ -373,7 +377,7 @@ def declared_fields(pairs: Mapping[str, Any], rule: str) -> tuple[dict[str, tupl
     Dates parse (``updated`` is kept apart: the caller decides the version date); ``status``,
     ``deprecated: true`` and ``redirect_to``/``superseded_by`` set the status; ``supersedes``
     lists what this document replaces; ``redirect_from``/``aliases`` name this document's own old
-    addresses and change nothing.
+    addresses and change nothing. With ``extra_keys`` only those (normalized) keys reach extra.
 
     >>> fields, extra = declared_fields({"title": "Leave", "Owner": "HR", "tags": ["a"]}, "front matter: {}")
     >>> fields["authority"], extra
@@ -382,46 +386,46 @@ def declared_fields(pairs: Mapping[str, Any], rule: str) -> tuple[dict[str, tupl
     fields: dict[str, tuple[Any, str]] = {}
     extra: dict[str, Any] = {}
     authority: dict[str, tuple[str, str]] = {}
-    template = rule
     for key, value in pairs.items():
         norm = _declared_key(key)
-        rule = template.format(key)
+        found_by = rule.format(key)
         name = _DECLARED_KEYS.get(norm)
         if value is None or value == "" or value == []:
             continue
         if norm in _AUTHORITY_KEYS and isinstance(value, (str, list)):
             text = value if isinstance(value, str) else ", ".join(str(v) for v in value)
-            authority.setdefault(norm, (text.strip()[:120], rule))
+            authority.setdefault(norm, (text.strip()[:120], found_by))
         elif name in ("publish_date", "updated", "effective_date"):
             if (date := _as_date(value)) is not None:
-                fields.setdefault(name, (date, rule))
+                fields.setdefault(name, (date, found_by))
         elif name == "title" and isinstance(value, str) and value.strip():
-            fields.setdefault("title", (value.strip()[:200], rule))
+            fields.setdefault("title", (value.strip()[:200], found_by))
         elif name in ("version", "doc_number") and isinstance(value, (str, int, float)):
-            fields.setdefault(name, (str(value).strip(), rule))
+            fields.setdefault(name, (str(value).strip(), found_by))
         elif name == "language" and isinstance(value, str):
             lang = value.strip().lower()[:2]
             if lang in ("zh", "en"):
-                fields.setdefault("language", (lang, rule))
+                fields.setdefault("language", (lang, found_by))
         elif name == "status" and isinstance(value, str) and value.strip().lower() in _STATUS_WORDS:
-            fields["status"] = (_STATUS_WORDS[value.strip().lower()], rule)
+            fields["status"] = (_STATUS_WORDS[value.strip().lower()], found_by)
         elif name == "deprecated" and value is True:
-            fields.setdefault("status", ("superseded", rule))
+            fields.setdefault("status", ("superseded", found_by))
         elif name == "superseded_by" and isinstance(value, str):
-            fields.setdefault("status", ("superseded", rule))
+            fields.setdefault("status", ("superseded", found_by))
         elif name == "supersedes":
             names = [value] if isinstance(value, str) else value if isinstance(value, list) else []
             names = [str(n).strip() for n in names if str(n).strip()]
             if names:
-                fields.setdefault("supersedes", (names, rule))
-        extra[key] = _plain(value)
+                fields.setdefault("supersedes", (names, found_by))
+        if extra_keys is None or norm in extra_keys:
+            extra[key] = _plain(value)
     for key in _AUTHORITY_KEYS:
         if key in authority:
             fields["authority"] = authority[key]
             break
-    # what became a field is not repeated in extra, except words a filter may still want
-    used = {r for _, r in fields.values()}
-    extra = {k: v for k, v in extra.items() if template.format(k) not in used}
+    # what became a field is not repeated in extra; what set the status stays (redirect_to: where)
+    used = {found for name, (_, found) in fields.items() if name != "status"}
+    extra = {k: v for k, v in extra.items() if rule.format(k) not in used}
     return fields, extra
 
 
@@ -444,7 +448,7 @@ def extract_metadata(text: str, *, title_hint: str = "", title_rule: str = "",
     prov: dict[str, str] = {}
     fields: dict[str, Any] = {}
     strong, extra = declared_fields(front_matter or {}, (front_matter_rule or "front matter") + ": {}")
-    weak, weak_extra = declared_fields(meta_tags or {}, '<meta name="{}">')
+    weak, weak_extra = declared_fields(meta_tags or {}, '<meta name="{}">', _META_EXTRA)
     extra = {**weak_extra, **extra}
 
     if "title" in strong:
