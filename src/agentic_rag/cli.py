@@ -82,8 +82,8 @@ def app() -> None:
 @_common
 @_errors
 def ingest(paths: tuple[Path, ...], index: Path | None, config: Path | None, as_json: bool) -> None:
-    """Ingest files and folders (.txt .md .html .docx .pdf .jsonl). A path that cannot be read
-    fails alone, with its reason; the others are ingested (exit 1 when any failed)."""
+    """Ingest files and folders (.txt .md .html .docx .pdf .csv .xlsx .pptx .jsonl). A path that
+    cannot be read fails alone, with its reason; the others are ingested (exit 1 when any failed)."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
     with _engine(index, config) as engine:
@@ -100,12 +100,12 @@ def ingest(paths: tuple[Path, ...], index: Path | None, config: Path | None, as_
     else:
         table = Table("file", "status", "doc_id", "chunks", "reason")
         for r in rows:
-            color = {"failed": "red", "added": "green", "replaced": "yellow"}.get(r["status"], "")
+            color = {"failed": "red", "added": "green", "replaced": "yellow", "skipped": "dim"}.get(r["status"], "")
             table.add_row(escape(r["path"]), f"[{color}]{r['status']}[/{color}]" if color else r["status"],
                           r.get("doc_id") or "", str(r.get("chunks", 0)), escape(r.get("reason") or ""))
         if len(rows) <= 200:
             out.print(table)
-        counts = {s: sum(r["status"] == s for r in rows) for s in ("added", "unchanged", "replaced", "failed")}
+        counts = {s: sum(r["status"] == s for r in rows) for s in ("added", "unchanged", "replaced", "failed", "skipped")}
         out.print(" · ".join(f"{n} {s}" for s, n in counts.items()))
     if failed:
         for r in failed:
@@ -127,7 +127,7 @@ def docs(index: Path | None, config: Path | None, as_json: bool) -> None:
                          "doc_number": m.doc_number, "authority": m.authority,
                          "publish_date": m.publish_date, "effective_date": m.effective_date,
                          "version": m.version, "status": m.status, "language": m.language,
-                         "chunks": counts.get(d.doc_id, 0)})
+                         "chunks": counts.get(d.doc_id, 0), "provenance": m.provenance, "extra": m.extra})
     if as_json:
         _dump(rows)
         return
@@ -151,7 +151,7 @@ def chunks(doc_id: str, index: Path | None, config: Path | None, as_json: bool) 
         if engine.store.get_document(doc_id) is None:
             raise NotFoundError(f"no document {doc_id!r} in the index (see `arag docs`)")
         items = engine.store.chunks(doc_id)
-    rows = [{"chunk_id": c.chunk_id, "clause": c.clause, "path": c.path, "kind": c.kind,
+    rows = [{"chunk_id": c.chunk_id, "clause": c.clause, "clause_no": c.clause_no, "path": c.path, "kind": c.kind,
              "text": c.text, "span": list(c.span)} for c in items]
     if as_json:
         _dump(rows)

@@ -80,7 +80,7 @@ def test_chinese_numeral_signature_date_and_issued_statement():
     assert m.authority == "国务院"
     m = extract_metadata("某条例\n（2023年5月12日国务院第5次常务会议通过）\n第一条 目的。")
     assert m.publish_date == dt.date(2023, 5, 12)
-    assert m.provenance["publish_date"] == "…发布 statement"
+    assert m.provenance["publish_date"] == "通过 line"  # the promulgation note
 
 
 def test_effective_on_publication():

@@ -34,7 +34,7 @@ _CN_SMALL = "一二三四五六七八九十"
 
 # Cheap first pass: line starts that could be structure. Everything else is never looked at again.
 _CANDIDATE = re.compile(
-    rf"^{_WS}*(?=第|[（(]|[{_CN_SMALL}]+[、.．]|[0-9０-９]|#|\||§|附件|附录|附表|注|"
+    rf"^{_WS}*(?=第|[（(]|[{_CN_SMALL}]+[、.．]|[0-9０-９]|#|\||§|附件|附录|附表|注|[A-Z]\.[0-9]|"
     r"Art(?:icle|\.)|ARTICLE|Sec(?:tion|\.)|SECTION|Chapter|CHAPTER|Part\b|PART\b|"
     r"Appendix|APPENDIX|Annex|ANNEX|Schedule|SCHEDULE|Exhibit|EXHIBIT|Notes?\b|NOTES?\b|\[)",
     re.M,
@@ -46,7 +46,12 @@ _ART_FOLLOW = re.compile(rf"{_WS}|[：:、.．]|$|(?![规所的至和及中第�
 _CN_ITEM = re.compile(rf"([{_CN_SMALL}百]+)[、.．](?![0-9])")
 _NUM_ITEM = re.compile(r"([0-9０-９]{1,3})[.．、](?![0-9０-９.．])")
 _DOTTED = re.compile(rf"([0-9]{{1,3}}(?:\.[0-9]{{1,3}})+)\.?(?={_WS})")
-_EN_CLAUSE = re.compile(r"(Article|ARTICLE|Art\.|Section|SECTION|Sec\.|§+)\s*(\d+(?:\.\d+)*[A-Za-z]?|[IVXLCDM]+)\b")
+#: an English clause number as written: 4, 4.1, 12a, 12bis, 4(b), 4.1(a)(ii), D.4, L.2, XIV
+EN_CLAUSE_NO = (r"(?:[A-Z](?:\.\d{1,3})+|\d+(?:\.\d+)*(?:bis|ter|quater|[A-Za-z](?![A-Za-z]))?"
+                r"(?:\([A-Za-z0-9]{1,4}\))*|[IVXLCDM]+\b)")
+_EN_CLAUSE = re.compile(rf"(Article|ARTICLE|Art\.|Section|SECTION|Sec\.|§+)\s*({EN_CLAUSE_NO})")
+# a clause numbered by a letter and a dotted number alone (appendix-style policies): L.2, D.4.1
+_LETTER_DOTTED = re.compile(r"([A-Z](?:\.\d{1,3})+)\.?(?=[ \t\u3000]|$)")
 _EN_HEAD = re.compile(r"(Part|PART|Chapter|CHAPTER)\s+(\d+|[IVXLCDM]+|[A-Z])\b")
 _APPENDIX = re.compile(
     r"(附件|附录|附表|Appendix|APPENDIX|Annex|ANNEX|Schedule|SCHEDULE|Exhibit|EXHIBIT)"
@@ -82,6 +87,11 @@ def roman_to_int(s: str) -> int | None:
         total = total - value if value < prev else total + value
         prev = max(prev, value)
     return total or None
+
+
+def _id_safe(no: str) -> str:
+    """A clause number as a chunk-id part: 4(b) -> 4b (ids stay letters, digits and dots)."""
+    return re.sub(r"[^0-9A-Za-z.\-]+", "", no)
 
 
 def _norm_no(raw: str) -> str:
@@ -196,7 +206,12 @@ def _classify_label(line: str, pos: int, eol: int, in_heading: bool) -> _Marker 
             word = m.group(1)
             no = _norm_no(m.group(2))
             prefix = "a" if word.lower().startswith("art") else "s"
-            return _Marker(pos, eol, "clause", level=1, label=m.group(0), no=no, idpart=f"{prefix}{no}")
+            return _Marker(pos, eol, "clause", level=1, label=m.group(0), no=no, idpart=prefix + _id_safe(no))
+    if first.isupper() and line[1:2] == ".":
+        m = _LETTER_DOTTED.match(line)
+        if m and _EN_FOLLOW.match(line, m.end()):
+            no = m.group(1)
+            return _Marker(pos, eol, "clause", level=no.count(".") + 1, label=no, no=no, idpart=f"s{no}")
     if first in "PC":
         m = _EN_HEAD.match(line)
         if m and len(line) <= 80 and _EN_FOLLOW.match(line, m.end()):

@@ -13,6 +13,7 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
+from agentic_rag.ingest.chunking import EN_CLAUSE_NO, roman_to_int
 from agentic_rag.numerals import CN_NUMERAL_CHARS, cn_to_int
 from agentic_rag.types import Chunk, Edge
 
@@ -28,7 +29,7 @@ _EN_REF = re.compile(
     r"\b(?:see|pursuant to|under|in accordance with|as (?:provided|set out|defined|described|specified) in|"
     r"subject to|referred to in|according to|per)\s+(?:this\s+\w+'s\s+)?"
     r"(?P<kind>Article|Section|Sec\.|§|Clause|Appendix|Annex|Schedule|Exhibit)\s*"
-    r"(?P<no>\d+(?:\.\d+)*[A-Za-z]?|[A-Z]\b|[IVXLC]+\b)(?!\s+of\s+the\s+[A-Z])",
+    rf"(?P<no>{EN_CLAUSE_NO}|[A-Z]\b)(?!\s+of\s+the\s+[A-Z])",
     re.I)
 # 《中华人民共和国民法典》第五十四条 -> another document's clause
 _DOC_REF = re.compile(rf"《(?P<title>[^《》\n]{{2,80}})》\s*(?:[（(][^()（）\n]{{0,40}}[)）])?\s*第(?P<no>{_NUM})条(?:之(?P<sub>{_NUM}))?")
@@ -55,8 +56,6 @@ def _cn_no(no: str, sub: str | None) -> str | None:
 
 
 def _en_no(no: str) -> str:
-    from agentic_rag.ingest.chunking import roman_to_int
-
     if re.fullmatch(r"[IVXLC]{2,}", no):
         value = roman_to_int(no)
         if value is not None:

@@ -19,6 +19,7 @@ from pydantic import ValidationError
 
 from agentic_rag.dates import DATE, DATE_RE, parse_date
 from agentic_rag.errors import IngestError, describe_validation
+from agentic_rag.numerals import CN_NUMERAL_CHARS, cn_to_int
 from agentic_rag.tokenizer import detect_language as tokenizer_detect
 from agentic_rag.types import Chunk, DocMeta, DocStatus
 
@@ -39,6 +40,13 @@ _PUBLISH_LABEL = re.compile(
     r"\b(?:Issued(?: on)?|Issue [Dd]ate|Date of [Ii]ssue|Published(?: on)?|Publication [Dd]ate|Date|"
     r"ISSUED|DATE))[：:\s]*")
 _PUBLISH_CUES = ("日期", "时间", "Issue", "ISSUE", "Publi", "Date", "DATE")
+# a later date the text itself gives its current version: Last updated: …, 修订日期：…
+_UPDATED_LABEL = re.compile(
+    r"(?:\b(?:[Ll]ast (?:[Uu]pdated|[Rr]evised|[Aa]mended|[Mm]odified|[Rr]eviewed)|[Uu]pdated(?: on)?|"
+    r"[Rr]evised(?: on)?|[Aa]mended(?: on)?|LAST UPDATED|Revision [Dd]ate)|修订日期|修改日期|更新日期|修正日期)"
+    r"[：:\s]*")
+_UPDATED_CUES = ("pdated", "evised", "mended", "odified", "eviewed", "UPDATED", "Revision", "修订日期",
+                 "修改日期", "更新日期", "修正日期")
 _PUBLISHED_WORD = re.compile(r"发布|印发|公布|颁布|通过")
 _EFFECTIVE_FROM = re.compile(rf"自\s*({DATE})\s*(?:起|开始)?\s*(?:施行|实施|执行|生效|正式施行|正式实施)", re.I)
 _EFFECTIVE_LINE = re.compile(rf"(?:生效日期|施行日期|实施日期|执行日期|生效时间){_SEP}({DATE})", re.I)
@@ -83,6 +91,24 @@ _EN_SUPERSEDES = re.compile(
     r"(?:repealed|superseded|rescinded|revoked)")
 _SELF_REFERENCE = re.compile(r"^本(?:办法|规定|条例|细则|通知|决定|意见|方案|法|规则|准则|标准)")
 _CLAUSE_START = re.compile(r"^(?:第[一二三四五六七八九十百零〇\d]+[条章节编]|[一二三四五六七八九十]+、|\d+[.、]|Article|Section|§)")
+
+
+# the promulgation note of a law or regulation: （2007年6月29日第十届全国人民代表大会常务委员会第二十八次
+# 会议通过　根据2012年12月28日…《关于修改〈…〉的决定》修正）. One event per date; the body between
+# date and verb may hold a 《决定》 (whose own 修改 is not the verb) but no comma: "2024年3月1日，会议
+# 通过了…" in a news lead is no note
+_EVENT = re.compile(
+    rf"({DATE})\s*(?P<body>(?:《[^《》\n]{{0,80}}》|[^《》（）()\n。；，,：:]){{0,80}}?)\s*"
+    rf"(?P<verb>第[{CN_NUMERAL_CHARS}]+次(?:修正|修订)|修正|修订|修改|通过|公布|颁布)")
+_EVENT_BODY = re.compile(r"会议|令|决定|人民代表大会|委员会|国务院|^\s*$")
+_AMENDED = ("修正", "修订", "修改")
+# where the note ends: the first chapter, part, article or table of contents
+_BODY_START = re.compile(rf"^[#\s]*(?:第[{CN_NUMERAL_CHARS}\d]+[编章节条]|目\s*录|附\s*则\s*$)", re.M)
+_ORG_END = re.compile(rf"{_ORG_SUFFIX}$")
+# the first structure of a text: a part (第二编), the 附则 of a code, or an article
+_PART_START = re.compile(
+    rf"^[#\s]*(?:第(?P<part>[{CN_NUMERAL_CHARS}\d]+)(?:分编|编)|(?P<fu>附\s*则)\s*$|(?P<art>第[{CN_NUMERAL_CHARS}\d]+条))",
+    re.M)
 
 
 def detect_language(text: str) -> str:
@@ -166,6 +192,85 @@ def _publish_in_head(head: str, statement: bool = False) -> tuple[dt.date | None
     return None, ""
 
 
+def _declared_version_date(declared: Mapping[str, tuple[Any, str]], extra: dict[str, Any]
+                           ) -> tuple[dt.date | None, str]:
+    """The version date a file declares: the later of its date and its ``updated`` date; when
+    both are there the earlier one is kept in ``extra["history"]``."""
+    published, updated = declared.get("publish_date"), declared.get("updated")
+    if published and updated and updated[0] > published[0]:
+        extra["history"] = [{"date": published[0].isoformat(), "event": "published", "rule": published[1]},
+                            {"date": updated[0].isoformat(), "event": "updated", "rule": updated[1]}]
+        return updated
+    return published or updated or (None, "")
+
+
+def _version_mark(title: str, head: str) -> tuple[str, str] | None:
+    """A version the title or opening states: （2024年修订）, 2024年版, Version 2, Rev. 3."""
+    zone = title + "\n" + head[:500]
+    if not any(cue in zone for cue in ("修订", "修正", "修改", "版", "ersion", "Ver", "v", "Rev")):
+        return None
+    for pattern, name in _VERSION_RULES:
+        if m := pattern.search(title) or pattern.search(head[:500]):
+            return m.group(1), name
+    return None
+
+
+def promulgation(head: str) -> list[tuple[dt.date, str, str | None]]:
+    """The adoption and amendment events of a law's promulgation note, in order of date:
+    ``(date, verb, issuing body or None)``, e.g. ``(2012-12-28, "修正", "全国人民代表大会常务委员会")``.
+    Only the text before the first chapter or article is read.
+
+    >>> [(str(d), v, b) for d, v, b in promulgation("（2007年6月29日第十届全国人民代表大会常务委员会第二十八次会议通过"
+    ...     "　根据2012年12月28日第十一届全国人民代表大会常务委员会第三十次会议《关于修改〈中华人民共和国劳动合同法〉的决定》修正）")]
+    [('2007-06-29', '通过', '全国人民代表大会常务委员会'), ('2012-12-28', '修正', '全国人民代表大会常务委员会')]
+    """
+    if not any(v in head for v in ("通过", "修正", "修订", "修改", "公布", "颁布")):
+        return []
+    zone = head[:1500]
+    if m := _BODY_START.search(zone):
+        zone = zone[:m.start()]
+    events: list[tuple[dt.date, str, str | None]] = []
+    for m in _EVENT.finditer(zone):
+        body = m.group("body")
+        if not _EVENT_BODY.search(body) or (date := parse_date(m.group(1))) is None:
+            continue
+        verb = m.group("verb")
+        events.append((date, verb[-2:] if verb.startswith("第") else verb, _issuing_body(body)))
+    return sorted(events, key=lambda e: e[0])
+
+
+def _issuing_body(body: str) -> str | None:
+    """第十届全国人民代表大会常务委员会第二十八次会议 -> 全国人民代表大会常务委员会;
+    《国务院关于修改〈…〉的决定》 -> 国务院; 中华人民共和国国务院令第395号 -> 国务院."""
+    if m := re.search(r"《([^《》]{2,30}?)关于", body):
+        body = m.group(1)
+    body = re.sub(r"《[^《》]*》", "", body)
+    body = re.sub(rf"第[{CN_NUMERAL_CHARS}\d]+届", "", body)
+    body = re.sub(rf"第?[{CN_NUMERAL_CHARS}\d]+次.*$|(?:全体|常务)?会议.*$|令.*$", "", body)
+    body = re.sub(r"^中华人民共和国(?=国务院)", "", body.strip())
+    return body if 2 <= len(body) <= 30 and _ORG_END.search(body) else None
+
+
+def part_of(text: str) -> str | None:
+    """The part of a code this text is, when it is not the whole: it opens with 第二编 (or a
+    later part) or with the code's 附则 before any article. ``None`` for a whole text."""
+    m = _PART_START.search(text[:2 * _HEAD_CHARS])
+    if m is None or m.group("art"):
+        return None
+    if m.group("fu"):
+        return "附则"
+    return None if cn_to_int(m.group("part")) == 1 else f"第{m.group('part')}编"
+
+
+def _updated_in_head(head: str) -> dt.date | None:
+    """The date of a "Last updated: …" / 修订日期：… label (the latest when there are several)."""
+    if not any(cue in head for cue in _UPDATED_CUES):
+        return None
+    dates = [parse_date(d.group(0)) for m in _UPDATED_LABEL.finditer(head)
+             if (d := _DATE_RE.match(head, m.end()))]
+    return max((d for d in dates if d is not None), default=None)
+
+
 def _first(patterns: tuple[tuple[re.Pattern[str], str], ...], text: str) -> tuple[dt.date | None, str]:
     for pattern, rule in patterns:
         m = pattern.search(text)
@@ -199,9 +304,142 @@ def _signature(tail: str) -> tuple[str | None, dt.date | None]:
     return authority, date
 
 
+# ---------------------------------------------------------------- what a file declares
+
+# front matter keys and <meta> names (lowercased, "-"/" " as "_", Dublin Core / Open Graph /
+# citation prefixes dropped) -> the field they state
+_DECLARED_KEYS: dict[str, str] = {
+    **dict.fromkeys(("title", "headline"), "title"),
+    **dict.fromkeys(("date", "published", "publish_date", "published_at", "published_time",
+                     "publication_date", "date_published", "pubdate", "publishdate", "issued",
+                     "issue_date", "issued_on", "created", "date_created"), "publish_date"),
+    **dict.fromkeys(("updated", "last_updated", "lastmod", "last_modified", "modified",
+                     "modified_time", "date_modified", "updated_at", "revised", "last_revised",
+                     "revision_date", "amended"), "updated"),
+    **dict.fromkeys(("effective", "effective_date", "effective_from", "valid_from", "in_force_from"),
+                    "effective_date"),
+    **dict.fromkeys(("version", "ver", "revision", "rev"), "version"),
+    **dict.fromkeys(("status", "state", "lifecycle"), "status"),
+    **dict.fromkeys(("deprecated", "obsolete", "archived", "retired"), "deprecated"),
+    **dict.fromkeys(("redirect", "redirect_to", "redirect_url", "moved_to", "superseded_by",
+                     "replaced_by", "successor"), "superseded_by"),
+    **dict.fromkeys(("supersedes", "replaces", "obsoletes", "repeals"), "supersedes"),
+    **dict.fromkeys(("doc_number", "document_number", "doc_no", "policy_number", "policy_no",
+                     "number", "reference"), "doc_number"),
+    **dict.fromkeys(("language", "lang", "locale"), "language"),
+}
+# several keys may name the issuer: the first present in this order wins
+_AUTHORITY_KEYS = ("authority", "issuer", "issued_by", "issuing_body", "publisher", "department",
+                   "dept", "owner", "policy_owner", "organization", "organisation", "org", "creator",
+                   "author")
+# the <meta> names worth keeping in extra; the rest (viewport, robots, og:image, ...) is page plumbing
+_META_EXTRA = frozenset({"description", "keywords", "subject", "category", "section", "tag", "tags",
+                         "audience", "coverage", "rights", "source", "type", "abstract"})
+_DECLARED_PREFIX = re.compile(r"^(?:dc|dcterms|og|article|citation|book|prism)[.:_]")
+_STATUS_WORDS: dict[str, DocStatus] = {
+    **dict.fromkeys(("active", "current", "published", "in force", "in_force", "valid", "effective",
+                     "现行有效", "有效", "现行"), "active"),
+    **dict.fromkeys(("superseded", "deprecated", "obsolete", "archived", "retired", "replaced",
+                     "inactive", "outdated", "已被修改", "已修改", "失效"), "superseded"),
+    **dict.fromkeys(("repealed", "revoked", "rescinded", "withdrawn", "abolished", "expired",
+                     "废止", "已废止"), "repealed"),
+}
+
+
+def _declared_key(key: str) -> str:
+    key = re.sub(r"[\s-]+", "_", key.strip().lower())
+    return _DECLARED_PREFIX.sub("", key)
+
+
+def _plain(value: Any) -> Any:
+    """A front matter value as JSON-friendly text: dates as ISO, lists of such, mappings kept."""
+    if isinstance(value, (dt.date, dt.datetime)):
+        return value.isoformat()[:10] if not isinstance(value, dt.datetime) else value.isoformat()
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, Mapping):
+        return {str(k): _plain(v) for k, v in value.items()}
+    return value if isinstance(value, (str, int, float, bool)) or value is None else str(value)
+
+
+def _as_date(value: Any) -> dt.date | None:
+    if isinstance(value, dt.datetime):
+        return value.date()
+    if isinstance(value, dt.date):
+        return value
+    return parse_date(str(value)) if isinstance(value, (str, int)) else None
+
+
+def declared_fields(pairs: Mapping[str, Any], rule: str, extra_keys: frozenset[str] | None = None
+                    ) -> tuple[dict[str, tuple[Any, str]], dict[str, Any]]:
+    """What a file says about itself (front matter keys, HTML ``<meta>`` names) as DocMeta fields,
+    each with the rule that found it (``rule`` with the key filled in: ``"YAML front matter: {}"``
+    -> ``"YAML front matter: owner"``), plus the rest for ``extra``.
+
+    Dates parse (``updated`` is kept apart: the caller decides the version date); ``status``,
+    ``deprecated: true`` and ``redirect_to``/``superseded_by`` set the status; ``supersedes``
+    lists what this document replaces; ``redirect_from``/``aliases`` name this document's own old
+    addresses and change nothing. With ``extra_keys`` only those (normalized) keys reach extra.
+
+    >>> fields, extra = declared_fields({"title": "Leave", "Owner": "HR", "tags": ["a"]}, "front matter: {}")
+    >>> fields["authority"], extra
+    (('HR', 'front matter: Owner'), {'tags': ['a']})
+    """
+    fields: dict[str, tuple[Any, str]] = {}
+    extra: dict[str, Any] = {}
+    authority: dict[str, tuple[str, str]] = {}
+    for key, value in pairs.items():
+        norm = _declared_key(key)
+        found_by = rule.format(key)
+        name = _DECLARED_KEYS.get(norm)
+        if value is None or value == "" or value == []:
+            continue
+        if norm in _AUTHORITY_KEYS and isinstance(value, (str, list)):
+            text = value if isinstance(value, str) else ", ".join(str(v) for v in value)
+            authority.setdefault(norm, (text.strip()[:120], found_by))
+        elif name in ("publish_date", "updated", "effective_date"):
+            if (date := _as_date(value)) is not None:
+                fields.setdefault(name, (date, found_by))
+        elif name == "title" and isinstance(value, str) and value.strip():
+            fields.setdefault("title", (value.strip()[:200], found_by))
+        elif name in ("version", "doc_number") and isinstance(value, (str, int, float)):
+            fields.setdefault(name, (str(value).strip(), found_by))
+        elif name == "language" and isinstance(value, str):
+            lang = value.strip().lower()[:2]
+            if lang in ("zh", "en"):
+                fields.setdefault("language", (lang, found_by))
+        elif name == "status" and isinstance(value, str) and value.strip().lower() in _STATUS_WORDS:
+            fields["status"] = (_STATUS_WORDS[value.strip().lower()], found_by)
+        elif name == "deprecated" and value is True:
+            fields.setdefault("status", ("superseded", found_by))
+        elif name == "superseded_by" and isinstance(value, str):
+            fields.setdefault("status", ("superseded", found_by))
+        elif name == "supersedes":
+            names = [value] if isinstance(value, str) else value if isinstance(value, list) else []
+            names = [str(n).strip() for n in names if str(n).strip()]
+            if names:
+                fields.setdefault("supersedes", (names, found_by))
+        if extra_keys is None or norm in extra_keys:
+            extra[key] = _plain(value)
+    for key in _AUTHORITY_KEYS:
+        if key in authority:
+            fields["authority"] = authority[key]
+            break
+    # what became a field is not repeated in extra; what set the status stays (redirect_to: where)
+    used = {found for name, (_, found) in fields.items() if name != "status"}
+    extra = {k: v for k, v in extra.items() if rule.format(k) not in used}
+    return fields, extra
+
+
 def extract_metadata(text: str, *, title_hint: str = "", title_rule: str = "",
-                     hints: Mapping[str, str] | None = None, fallback_title: str = "") -> DocMeta:
+                     hints: Mapping[str, str] | None = None, fallback_title: str = "",
+                     front_matter: Mapping[str, Any] | None = None, front_matter_rule: str = "",
+                     meta_tags: Mapping[str, str] | None = None) -> DocMeta:
     """Every metadata field the text states, with the rule that found it.
+
+    Front matter states fields outright and beats what the text's rules find; HTML ``<meta>``
+    tags (often a CMS's page dates) only fill fields the text leaves empty. Keys that are no
+    field of their own (description, tags, category, redirect_from) go into ``extra``.
 
     >>> m = extract_metadata("关于调整报销比例的通知\\n江医保发〔2024〕9号\\n本通知自2024年3月1日起施行。")
     >>> m.doc_number, str(m.effective_date), m.provenance["effective_date"]
@@ -211,23 +449,41 @@ def extract_metadata(text: str, *, title_hint: str = "", title_rule: str = "",
     head, tail = text[:_HEAD_CHARS], text[-_TAIL_CHARS:]
     prov: dict[str, str] = {}
     fields: dict[str, Any] = {}
+    strong, extra = declared_fields(front_matter or {}, (front_matter_rule or "front matter") + ": {}")
+    weak, weak_extra = declared_fields(meta_tags or {}, '<meta name="{}">', _META_EXTRA)
+    extra = {**weak_extra, **extra}
 
+    if "title" in strong:
+        title_hint, title_rule = strong["title"]
+    elif not title_hint.strip() and "title" in weak:
+        title_hint, title_rule = weak["title"]
     title, rule = _title(text, title_hint, title_rule, fallback_title)
     fields["title"] = title
     if rule:
         prov["title"] = rule
 
-    if number := find_doc_number(head[:1500]):
+    if "doc_number" in strong:
+        fields["doc_number"], prov["doc_number"] = strong["doc_number"]
+    elif number := find_doc_number(head[:1500]):
         fields["doc_number"] = number
         prov["doc_number"] = "文号 pattern"
+    elif "doc_number" in weak:
+        fields["doc_number"], prov["doc_number"] = weak["doc_number"]
 
     sig_authority, sig_date = _signature(tail)
+    events = promulgation(head)
+    enacted_by = next((b for _, v, b in events if b and v == "通过"), None) \
+        or next((b for _, _, b in events if b), None)
     authority, rule = None, ""
-    if m := _AUTHORITY_FIELD.search(head):
+    if "authority" in strong:
+        authority, rule = strong["authority"]
+    elif m := _AUTHORITY_FIELD.search(head):
         authority = (m.group(1) or m.group(2)).strip()
         rule = "发文机关 line" if m.group(1) else "Issued by line"
     elif sig_authority:
         authority, rule = sig_authority, "signature block"
+    elif enacted_by:
+        authority, rule = enacted_by, "通过 line"
     else:
         for line in _lines(head, 6):
             if len(line) <= 30 and _ORG_LINE.match(line):
@@ -236,17 +492,35 @@ def extract_metadata(text: str, *, title_hint: str = "", title_rule: str = "",
         else:
             if m := _TITLE_AUTHORITY.match(title):
                 authority, rule = m.group(1), "title prefix"
+            elif "authority" in weak:
+                authority, rule = weak["authority"]
             elif hints.get("authority"):
                 authority, rule = hints["authority"], "format metadata"
     if authority:
         fields["authority"] = authority
         prov["authority"] = rule
 
-    publish, rule = _publish_in_head(head)
+    publish, rule = _declared_version_date(strong, extra)
+    if publish is None:
+        publish, rule = _publish_in_head(head)
+        updated = _updated_in_head(head)
+        if updated is not None and (publish is None or updated > publish):
+            if publish is not None:
+                extra["history"] = [{"date": publish.isoformat(), "event": "published", "rule": rule},
+                                    {"date": updated.isoformat(), "event": "updated", "rule": "Last updated line"}]
+            publish, rule = updated, "Last updated line"
+    amended = any(v in _AMENDED for _, v, _ in events)
+    if publish is None and events and (amended or sig_date is None):
+        # the text as amended last is this version: its date, the earlier events as history
+        publish, rule = events[-1][0], f"latest {events[-1][1]} line" if amended else f"{events[-1][1]} line"
+        extra["history"] = [{"date": d.isoformat(), "event": v, **({"by": b} if b else {})}
+                            for d, v, b in events]
     if publish is None and sig_date is not None:
         publish, rule = sig_date, "signature date"
     if publish is None:
         publish, rule = _publish_in_head(head, statement=True)
+    if publish is None:
+        publish, rule = _declared_version_date(weak, extra)
     if publish is None:
         for key, name in (("publish_date", "format metadata"), ("pdf_date", "pdf creation date")):
             if hints.get(key) and (value := parse_date(hints[key])):
@@ -256,13 +530,15 @@ def extract_metadata(text: str, *, title_hint: str = "", title_rule: str = "",
         fields["publish_date"] = publish
         prov["publish_date"] = rule
 
-    effective, rule = None, ""
-    for pattern, name, cue in ((_EFFECTIVE_FROM, "自…起施行", "自"), (_EFFECTIVE_LINE, "施行日期 line", "日期"),
+    effective, rule = strong.get("effective_date", (None, ""))
+    for pattern, name, cue in () if effective is not None else ((_EFFECTIVE_FROM, "自…起施行", "自"), (_EFFECTIVE_LINE, "施行日期 line", "日期"),
                                (_EFFECTIVE_EN, "Effective line", "ffect")):
         # the commencement clause sits at the end; earlier matches may quote other acts
         if cue in text and (value := _last_date(pattern, text)):
             effective, rule = value, name
             break
+    if effective is None and "effective_date" in weak:
+        effective, rule = weak["effective_date"]
     if effective is None and publish is not None and ("之日起" in text or "ffective" in text) \
             and _EFFECTIVE_ON_PUBLISH.search(text):
         effective, rule = publish, "自发布之日起施行"
@@ -270,28 +546,31 @@ def extract_metadata(text: str, *, title_hint: str = "", title_rule: str = "",
         fields["effective_date"] = effective
         prov["effective_date"] = rule
 
-    version_zone = title + "\n" + head[:500]
-    has_cue = any(cue in version_zone for cue in ("修订", "修正", "修改", "版", "ersion", "Ver", "v", "Rev"))
-    for pattern, name in _VERSION_RULES if has_cue else ():
-        m = pattern.search(title) or pattern.search(head[:500])
-        if m:
-            fields["version"] = m.group(1)
-            prov["version"] = name
-            break
-    else:
-        year_from = publish or effective
-        if year_from is not None:
-            fields["version"] = str(year_from.year)
-            prov["version"] = "publish year" if publish else "effective year"
+    version = strong.get("version") or _version_mark(title, head) or weak.get("version")
+    if version is None and (publish or effective) is not None:
+        version = (str((publish or effective).year), "publish year" if publish else "effective year")
+    if version is not None:
+        fields["version"], prov["version"] = version
 
     repealed = [name for name, _ in find_supersessions(text, own_title=title)]
+    if "supersedes" in strong:
+        names, prov["supersedes"] = strong["supersedes"]
+        repealed = list(dict.fromkeys(names + repealed))
+    elif repealed:
+        prov["supersedes"] = "废止 statement"
     if repealed:
         fields["supersedes"] = repealed
-        prov["supersedes"] = "废止 statement"
 
-    fields["language"] = detect_language(text)
-    prov["language"] = "CJK share"
+    status = strong.get("status") or weak.get("status")
+    if status is not None:
+        fields["status"], prov["status"] = status
+
+    fields["language"], prov["language"] = strong.get("language") or (detect_language(text), "CJK share")
+    if part := part_of(text):
+        extra["part"] = part
     fields["provenance"] = prov
+    if extra:
+        fields["extra"] = extra
     return DocMeta(**fields)
 
 

@@ -1,9 +1,11 @@
 """File formats to plain text with Markdown structure.
 
 Each parser turns one file's bytes into a :class:`Parsed`: the document text (headings as
-Markdown ``#`` lines, tables as Markdown pipe tables, see ``tables.py``) plus hints the format
-itself carries (an HTML ``<title>``, DOCX core properties, PDF metadata). Anything unreadable
-raises :class:`IngestError` naming the file and the reason; vendor errors are chained.
+Markdown ``#`` lines, tables as Markdown pipe tables, see ``tables.py``) plus what the format
+itself says about the document: Markdown front matter (YAML ``---`` or TOML ``+++``, taken out of
+the text), an HTML ``<title>`` and ``<meta>`` tags, DOCX core properties, PDF metadata. What the
+keys mean is decided in ``metadata.py``. Anything unreadable raises :class:`IngestError` naming the
+file and the reason; vendor errors are chained.
 
 JSON Lines are not parsed here: ``pipeline.py`` streams them record by record.
 """
@@ -15,12 +17,14 @@ import io
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from agentic_rag.errors import IngestError
 from agentic_rag.ingest.tables import render_markdown
 
 #: suffixes handled by :func:`parse_bytes`
-PARSED_SUFFIXES = frozenset({".txt", ".md", ".markdown", ".html", ".htm", ".docx", ".pdf"})
+PARSED_SUFFIXES = frozenset({".txt", ".md", ".markdown", ".html", ".htm", ".docx", ".pdf", ".csv", ".xlsx",
+                             ".xlsm", ".pptx"})
 
 
 @dataclass(slots=True)
@@ -31,6 +35,11 @@ class Parsed:
     title: str = ""
     hints: dict[str, str] = field(default_factory=dict)  # e.g. {"authority": ..., "publish_date": ...}
     rule: str = ""  # where the title hint came from, for provenance
+    #: Markdown front matter as written (key -> YAML/TOML value); never part of ``text``
+    front_matter: dict[str, Any] = field(default_factory=dict)
+    front_matter_rule: str = ""  # "YAML front matter" / "TOML front matter"
+    #: HTML ``<meta name|property=... content=...>`` (name lowercased -> content)
+    meta_tags: dict[str, str] = field(default_factory=dict)
 
 
 # ---------------------------------------------------------------- text files and encodings
@@ -153,6 +162,7 @@ def _check_text(text: str, path: str, encoding: str) -> str:
 
 def parse_text(data: bytes, path: str) -> Parsed:
     text = decode_text(data, path)
+    front, kind, text = split_front_matter(text)
     title = ""
     for line in text.split("\n", 20)[:20]:
         if line.strip():
@@ -160,7 +170,50 @@ def parse_text(data: bytes, path: str) -> Parsed:
             if stripped.startswith("#"):
                 title = stripped.lstrip("#").strip()
             break
-    return Parsed(text=text, title=title, rule="markdown heading" if title else "")
+    return Parsed(text=text, title=title, rule="markdown heading" if title else "",
+                  front_matter=front, front_matter_rule=kind)
+
+
+_FRONT_MATTER = re.compile(r"\A\ufeff?\s*(?:(?P<yaml>---)|\+\+\+)[ \t]*\n(?P<body>(?:.*?\n)??)"
+                           r"(?(yaml)(?:---|\.\.\.)|\+\+\+)[ \t]*(?:\n|\Z)", re.S)
+_FM_LINE = re.compile(r"^([A-Za-z_][\w.-]{0,40})[ \t]*:[ \t]*(.*?)[ \t]*$", re.M)
+_FM_MAX = 20_000  # a front matter block is a few lines; a "---" rule far down is not one
+
+
+def split_front_matter(text: str) -> tuple[dict[str, Any], str, str]:
+    """``(fields, kind, body)``: a leading YAML (``---``) or TOML (``+++``) block read into a dict
+    and cut from the text, so it is never indexed as body. A YAML block that does not parse is
+    read line by line as ``key: value``; a leading ``---`` that holds no keys is left alone.
+
+    >>> split_front_matter("---\\ntitle: Leave Policy\\n---\\n# Leave\\n")[0]
+    {'title': 'Leave Policy'}
+    """
+    m = _FRONT_MATTER.match(text[:_FM_MAX])
+    if not m:
+        return {}, "", text
+    raw = m.group("body")
+    if not raw.strip():
+        return {}, "", text[m.end():]  # an empty block still is not body text
+    fields: Any = None
+    if m.group("yaml"):
+        import yaml
+
+        try:
+            fields = yaml.safe_load(raw)
+        except yaml.YAMLError:
+            fields = {k: v.strip("'\"") for k, v in _FM_LINE.findall(raw)}
+        kind = "YAML front matter"
+    else:
+        import tomllib
+
+        try:
+            fields = tomllib.loads(raw)
+        except tomllib.TOMLDecodeError:
+            fields = None
+        kind = "TOML front matter"
+    if not isinstance(fields, dict) or not fields:
+        return {}, "", text
+    return {str(k): v for k, v in fields.items()}, kind, text[m.end():]
 
 
 # ---------------------------------------------------------------- HTML
@@ -179,26 +232,23 @@ def parse_html(data: bytes, path: str) -> Parsed:
     except Exception as exc:  # lxml raises several unrelated types on broken input
         raise IngestError(path, f"unreadable HTML: {exc}") from exc
     title = soup.title.get_text(" ", strip=True) if soup.title else ""
-    hints: dict[str, str] = {}
+    tags: dict[str, str] = {}
     for meta in soup.find_all("meta"):
-        name = (meta.get("name") or meta.get("property") or "").lower()
-        content = (meta.get("content") or "").strip()
-        if not content:
-            continue
-        if name in ("author", "publisher", "dc.publisher", "article:publisher"):
-            hints.setdefault("authority", content)
-        elif name in ("date", "pubdate", "publishdate", "dc.date", "article:published_time"):
-            hints.setdefault("publish_date", content)
+        name = (meta.get("name") or meta.get("property") or meta.get("itemprop") or "").strip().lower()
+        content = " ".join((meta.get("content") or "").split())
+        if name and content:
+            tags.setdefault(name, content)
     for tag in soup(_HTML_DROP):
         tag.decompose()
     body = soup.body or soup
     lines: list[str] = []
     _html_walk(body, lines)
     text = "\n".join(line for line in (ln.strip() for ln in lines) if line)
+    rule = "<title>" if title else ""
     h1 = body.find("h1")
     if not title and h1 is not None:
-        title = h1.get_text(" ", strip=True)
-    return Parsed(text=text, title=title, hints=hints, rule="<title>" if title else "")
+        title, rule = h1.get_text(" ", strip=True), "<h1>"
+    return Parsed(text=text, title=title, rule=rule if title else "", meta_tags=tags)
 
 
 def _html_walk(node, lines: list[str]) -> None:
@@ -325,6 +375,131 @@ def _dedupe_merged(cells: list[str]) -> list[str]:
         else:
             out.append(cell)
     return out
+
+
+# ---------------------------------------------------------------- spreadsheets
+
+def parse_csv(data: bytes, path: str) -> Parsed:
+    """A CSV (or TSV / semicolon-separated) file as one table: its first row is the header."""
+    import csv
+
+    text = decode_text(data, path)
+    try:
+        dialect = csv.Sniffer().sniff(text[:8192], delimiters=",;\t|")
+    except csv.Error:
+        dialect = csv.excel
+    try:
+        rows = [[cell.strip() for cell in row] for row in csv.reader(io.StringIO(text), dialect)]
+    except csv.Error as exc:
+        raise IngestError(path, f"unreadable CSV: {exc}") from exc
+    # a table has no title line: the file's name is its title (and, being no statement of the
+    # document's, makes it a version of nothing)
+    return Parsed(text=_sheet_text([("", rows)]), title=Path(path).stem, rule="file name")
+
+
+def parse_xlsx(data: bytes, path: str) -> Parsed:
+    """An Excel workbook: each non-empty sheet a ``## sheet`` section holding its table (first
+    non-empty row as header; formulas as their last computed values)."""
+    try:
+        import openpyxl
+
+        book = openpyxl.load_workbook(io.BytesIO(data), read_only=True, data_only=True)
+    except Exception as exc:  # zipfile.BadZipFile, KeyError, InvalidFileException
+        raise IngestError(path, f"unreadable XLSX: {exc}") from exc
+    try:
+        sheets = [(ws.title, [[_cell(v) for v in row] for row in ws.iter_rows(values_only=True)])
+                  for ws in book.worksheets]
+        title = (book.properties.title or "").strip() if book.properties else ""
+    except Exception as exc:
+        raise IngestError(path, f"corrupt XLSX: {exc}") from exc
+    finally:
+        book.close()
+    return Parsed(text=_sheet_text(sheets, named=len(sheets) > 1), title=title or Path(path).stem,
+                  rule="xlsx title" if title else "file name")
+
+
+def _cell(value: Any) -> str:
+    if value is None:
+        return ""
+    if isinstance(value, float) and value.is_integer():
+        return str(int(value))
+    if hasattr(value, "isoformat"):
+        text = value.isoformat()
+        return text[:10] if text.endswith("T00:00:00") else text
+    return " ".join(str(value).split())
+
+
+def _sheet_text(sheets: list[tuple[str, list[list[str]]]], named: bool = False) -> str:
+    """Sheets as Markdown: a ``## name`` heading per sheet (when there are several), then one
+    pipe table (the chunker keeps its rows structured); empty rows and columns dropped."""
+    parts: list[str] = []
+    for name, rows in sheets:
+        rows = [r for r in rows if any(c.strip() for c in r)]
+        if not rows:
+            continue
+        width = max(len(r) for r in rows)
+        rows = [r + [""] * (width - len(r)) for r in rows]
+        keep = [i for i in range(width) if any(r[i].strip() for r in rows)]
+        rows = [[r[i] for i in keep] for r in rows]
+        if named:
+            parts.append(f"## {name}")
+        parts.append(render_markdown(rows[0], rows[1:]))
+    return "\n\n".join(parts)
+
+
+# ---------------------------------------------------------------- slides
+
+def parse_pptx(data: bytes, path: str) -> Parsed:
+    """A PowerPoint deck: each slide a ``## Slide N: title`` section with its text boxes in
+    reading order (top to bottom, left to right), tables as tables, and the speaker notes as a
+    ``Notes:`` paragraph (a footnote to the slide)."""
+    try:
+        from pptx import Presentation
+
+        deck = Presentation(io.BytesIO(data))
+    except Exception as exc:  # zipfile.BadZipFile, KeyError, PackageNotFoundError
+        raise IngestError(path, f"unreadable PPTX: {exc}") from exc
+    parts: list[str] = []
+    first_title = ""
+    try:
+        for n, slide in enumerate(deck.slides, start=1):
+            title_shape = slide.shapes.title
+            title = " ".join(title_shape.text_frame.text.split()) if title_shape is not None else ""
+            first_title = first_title or title
+            parts.append(f"## Slide {n}" + (f": {title}" if title else ""))
+            for shape in _reading_order(slide.shapes):
+                if title_shape is not None and shape.shape_id == title_shape.shape_id:
+                    continue
+                if getattr(shape, "has_table", False) and shape.has_table:
+                    rows = [[" ".join(c.text.split()) for c in row.cells] for row in shape.table.rows]
+                    rows = [r for r in rows if any(r)]
+                    if rows:
+                        parts.append(render_markdown(rows[0], rows[1:]))
+                elif getattr(shape, "has_text_frame", False) and shape.has_text_frame:
+                    lines = [" ".join(p.text.split()) for p in shape.text_frame.paragraphs]
+                    parts.extend(line for line in lines if line)
+            if slide.has_notes_slide:
+                notes = " ".join(slide.notes_slide.notes_text_frame.text.split())
+                if notes:
+                    parts.append(f"Notes: {notes}")
+            parts.append("")
+        props_title = (deck.core_properties.title or "").strip()
+    except Exception as exc:
+        raise IngestError(path, f"corrupt PPTX: {exc}") from exc
+    title = props_title or first_title
+    return Parsed(text="\n".join(parts).strip(), title=title,
+                  rule="pptx title" if props_title else "first slide title" if title else "")
+
+
+def _reading_order(shapes, depth: int = 0) -> list:
+    """Shapes top to bottom, left to right, group shapes opened (at most a few levels deep)."""
+    out = []
+    for shape in shapes:
+        if shape.shape_type == 6 and depth < 5:  # MSO_SHAPE_TYPE.GROUP
+            out.extend(_reading_order(shape.shapes, depth + 1))
+        else:
+            out.append(shape)
+    return sorted(out, key=lambda s: ((s.top or 0), (s.left or 0)))
 
 
 # ---------------------------------------------------------------- PDF
@@ -493,6 +668,12 @@ def parse_bytes(data: bytes, path: str | Path) -> Parsed:
         parsed = parse_docx(data, name)
     elif suffix == ".pdf":
         parsed = parse_pdf(data, name)
+    elif suffix == ".csv":
+        parsed = parse_csv(data, name)
+    elif suffix in (".xlsx", ".xlsm"):
+        parsed = parse_xlsx(data, name)
+    elif suffix == ".pptx":
+        parsed = parse_pptx(data, name)
     else:
         raise IngestError(name, f"unsupported file type {suffix or '(none)'}")
     if not parsed.text.strip():

@@ -46,11 +46,17 @@ except ImportError:  # pragma: no cover - depends on the environment
     _loads = json.loads
 
 Progress = Callable[[int, int], None]
-FileStatus = Literal["added", "unchanged", "replaced", "failed"]
+FileStatus = Literal["added", "unchanged", "replaced", "failed", "skipped"]
 
 #: everything ``ingest_paths`` reads; ``.jsonl`` (optionally ``.jsonl.gz``) is one document per line
 SUFFIXES = PARSED_SUFFIXES | {".jsonl"}
 _BATCH_DOCS = 500  # documents per store transaction in bulk imports
+# formats people keep beside their documents that no parser reads yet: named, so a folder's
+# report says what was left out and why instead of passing over it in silence
+_NO_READER = {".xls": "legacy Excel (save it as .xlsx)", ".ods": "spreadsheet",
+              ".ppt": "legacy PowerPoint (save it as .pptx)", ".odp": "slides", ".epub": "e-book",
+              ".rtf": "rich text", ".doc": "legacy Word (save it as .docx)",
+              ".odt": "OpenDocument text (save it as .docx)"}
 _MAX_LOOKUPS = 2000  # store look-ups per run for supersession/reference resolution (a bound, not a tuning)
 
 
@@ -102,12 +108,14 @@ def doc_id_for_record(record_id: str) -> str:
 def build_document(doc_id: str, source: str, content_hash: str, text: str, *, title_hint: str = "",
                    title_rule: str = "", hints: dict[str, str] | None = None,
                    overrides: dict[str, Any] | None = None, fallback_title: str = "",
-                   max_clause_chars: int = 500, overrides_from: str = "meta") -> tuple[Document, list[Chunk], list[Edge],
+                   max_clause_chars: int = 500, overrides_from: str = "meta",
+                   declared: dict[str, Any] | None = None) -> tuple[Document, list[Chunk], list[Edge],
                                                          list[edge_rules.PendingReference]]:
     """One document from its text: metadata (then user overrides), chunks, same-document edges,
-    and the references to other documents still to resolve."""
+    and the references to other documents still to resolve. ``declared``: what the file states
+    about itself (``front_matter``, ``front_matter_rule``, ``meta_tags`` of a parser's result)."""
     meta = extract_metadata(text, title_hint=title_hint, title_rule=title_rule, hints=hints,
-                            fallback_title=fallback_title)
+                            fallback_title=fallback_title, **(declared or {}))
     if overrides:
         meta = apply_overrides(meta, overrides, source, overrides_from)
     doc = Document(doc_id=doc_id, source=source, content_hash=content_hash, text=text, meta=meta)
@@ -174,7 +182,9 @@ def _file_document(path: Path, settings: Settings, content_hash: str | None = No
                           title_hint=parsed.title, title_rule=parsed.rule, hints=parsed.hints,
                           overrides=overrides, fallback_title=path.stem,
                           max_clause_chars=settings.ingest.max_clause_chars,
-                          overrides_from=f"sidecar {path.name}.meta.json")
+                          overrides_from=f"sidecar {path.name}.meta.json",
+                          declared={"front_matter": parsed.front_matter, "meta_tags": parsed.meta_tags,
+                                    "front_matter_rule": parsed.front_matter_rule})
 
 
 def _read_file(path: Path, settings: Settings) -> bytes:
@@ -318,6 +328,7 @@ class _Info:
     supersedes: list[tuple[str, DocStatus]] = field(default_factory=list)
     pending: list[edge_rules.PendingReference] = field(default_factory=list)
     written: bool = False  # added or replaced in this run
+    part: str | None = None  # a part of a code (附则, 第二编): a version only of that same part
 
 
 class _Writer:
@@ -384,8 +395,11 @@ def _info(doc: Document, *, written: bool, pending: list | None = None) -> _Info
     if meta.supersedes:
         found = dict(find_supersessions(doc.text, own_title=meta.title))
         supersedes = [(name, found.get(name, "superseded")) for name in meta.supersedes]
-    return _Info(doc.doc_id, meta.title, edge_rules.normalize_title(meta.title), meta.publish_date,
-                 meta.doc_number, meta.status, supersedes, list(pending or []), written)
+    # a title made from the file name is no statement of the document's: it joins no versions
+    norm = "" if meta.provenance.get("title") == "file name" else edge_rules.normalize_title(meta.title)
+    return _Info(doc.doc_id, meta.title, norm, meta.publish_date,
+                 meta.doc_number, meta.status, supersedes, list(pending or []), written,
+                 meta.extra.get("part"))
 
 
 def _expand(paths: Sequence[str | Path], report: IngestReport) -> list[Path]:
@@ -447,7 +461,11 @@ def _walk(root: Path, report: IngestReport) -> list[Path]:
         dirs[:] = sorted(d for d in dirs if not d.startswith("."))
         for name in names:
             path = Path(folder) / name
-            if name.startswith(".") or _suffix(path) not in SUFFIXES:
+            if name.startswith("."):
+                continue
+            if _suffix(path) not in SUFFIXES:
+                if not (name.endswith(".meta.json") and path.with_name(name[:-10]).exists()):
+                    report.files.append(FileResult(path=str(path), status="skipped", reason=_skip_reason(path)))
                 continue
             try:
                 mode = os.stat(path).st_mode
@@ -486,6 +504,12 @@ def _not_regular(mode: int) -> str:
     kind = ("a FIFO (named pipe)" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode)
             else "a device" if stat.S_ISCHR(mode) or stat.S_ISBLK(mode) else "not a regular file")
     return f"not a regular file: {kind}; only files and folders are ingested"
+
+
+def _skip_reason(path: Path) -> str:
+    suffix = path.suffix.lower()
+    kind = _NO_READER.get(suffix)
+    return f"no reader for {suffix} files ({kind})" if kind else f"unsupported file type {suffix or '(none)'}"
 
 
 def ingest_paths(paths: Sequence[str | Path], store: DocumentStore, settings: Settings | None = None,
@@ -607,10 +631,10 @@ class _Finder:
                 self.by_number.setdefault(info.doc_number, []).append(info)
         self.lookups = 0
         self.find = getattr(store, "find_documents", None) if look_in_store else None
-        self.cache: dict[tuple[str, str], list[tuple[str, str, Any, DocStatus]]] = {}
+        self.cache: dict[tuple[str, str], list[tuple[str, str, Any, DocStatus, Any]]] = {}
 
-    def stored(self, **kw: str) -> list[tuple[str, str, Any, DocStatus]]:
-        """(doc_id, title, publish_date, status) of stored documents matching ``kw`` exactly."""
+    def stored(self, **kw: str) -> list[tuple[str, str, Any, DocStatus, Any]]:
+        """(doc_id, title, publish_date, status, part) of stored documents matching ``kw`` exactly."""
         key = next(iter(kw.items()))
         if key in self.cache:
             return self.cache[key]
@@ -625,7 +649,8 @@ class _Finder:
             docs = self.find(**kw)
         except AragError:
             docs = []
-        found = [(d.doc_id, d.meta.title, d.meta.publish_date, d.meta.status) for d in docs]
+        found = [(d.doc_id, d.meta.title, d.meta.publish_date, d.meta.status, d.meta.extra.get("part"))
+                 for d in docs]
         self.cache[key] = found
         return found
 
@@ -692,16 +717,16 @@ def _resolve(store: DocumentStore, infos: dict[str, _Info], report: IngestReport
                     status[target] = target_status
 
     # a newer version of the same title supersedes the older ones
-    groups: dict[str, list[tuple[str, Any, DocStatus]]] = {}
+    groups: dict[tuple[str, Any], list[tuple[str, Any, DocStatus]]] = {}
     for info in infos.values():
         if info.norm:
-            groups.setdefault(info.norm, []).append((info.doc_id, info.publish_date, info.status))
-    for norm, members in groups.items():
+            groups.setdefault((info.norm, info.part), []).append((info.doc_id, info.publish_date, info.status))
+    for (norm, part), members in groups.items():
         titles = {infos[m[0]].title for m in members}
         if any(i.written for i in (infos[m[0]] for m in members)):
             for title in titles:
-                for doc_id, _, date, st in finder.stored(title=title):
-                    if doc_id not in {m[0] for m in members}:
+                for doc_id, _, date, st, stored_part in finder.stored(title=title):
+                    if doc_id not in {m[0] for m in members} and stored_part == part:
                         members.append((doc_id, date, st))
         dated = sorted((m for m in members if m[1] is not None), key=lambda m: (m[1], m[0]))
         if len({m[1] for m in dated}) < 2:
