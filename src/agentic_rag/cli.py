@@ -397,10 +397,12 @@ def demo(examples: Path | None, index: Path | None, config: Path | None, as_json
 @click.option("--json", "as_json", is_flag=True, help="machine-readable output")
 @click.option("--config", "config", type=click.Path(dir_okay=False, path_type=Path), default=None,
               help="arag.toml to read (default ./arag.toml when present)")
+@click.option("--peers", is_flag=True,
+              help="also run LlamaIndex and Haystack on the same chunks and embeddings (the peers extra)")
 @_errors
 def eval_(target: str, runs: tuple[str, ...], bench_dir: Path | None, questions: Path | None, k: int,
           limit: int | None, out_dir: Path, cache_dir: Path | None, as_json: bool,
-          config: Path | None) -> None:
+          config: Path | None, peers: bool) -> None:
     """Benchmark a set beside a plain-BM25 floor (`arag eval SET`), or diff two runs
     (`arag eval compare RUN_A RUN_B`). Sets: 2wiki hotpotqa musique lecoqa rgb/zh_noise
     rgb/zh_int rgb/zh_fact rgb/en_fact examples."""
@@ -423,6 +425,10 @@ def eval_(target: str, runs: tuple[str, ...], bench_dir: Path | None, questions:
         return
     if runs:
         raise ConfigError(f"unexpected arguments after the set name: {' '.join(runs)}")
+    if peers:  # before any work: a missing extra is one line, not a traceback after the run
+        from agentic_rag.eval.peers import require_peers
+
+        require_peers()
     eval_set = load_set(target, bench_dir=bench_dir, questions=questions, limit=limit)
     settings = Settings.load(config)
     settings.check_files()
@@ -435,10 +441,15 @@ def eval_(target: str, runs: tuple[str, ...], bench_dir: Path | None, questions:
                        progress=lambda done, total, what: bar.update(
                            task, completed=done, total=total, description=f"eval {target}: {what}"))
     folder = write_run(run, out_dir)
+    compared = _eval_peers(eval_set, backend, run, k, cache_dir) if peers else None
     if as_json:
-        _dump(run.summary())
+        _dump({**run.summary(), **({"peers": [r.model_dump(mode="json") for r in compared]} if compared else {})})
     else:
         out.print(table(run))
+        if compared:
+            from agentic_rag.eval.peers import rich_table
+
+            out.print(rich_table(compared, f"{target} · ours beside the peers (same chunks, same embeddings)"))
         out.print(f"run folder: {escape(str(folder))}")
 
 
@@ -588,6 +599,12 @@ def audit(doc_id: str | None, stale: bool, limit: int, index: Path | None, confi
         table.add_row(e.answer_id, e.at.strftime("%Y-%m-%d %H:%M"), e.status, escape(_clip(e.question, 40)),
                       escape(cited), *([escape(e.stale)] if stale else []))
     out.print(table)
+def _eval_peers(eval_set: Any, backend: Any, run: Any, k: int, cache_dir: Path | None) -> list[Any]:
+    from agentic_rag.eval.peers import peer_runs, summarize
+
+    with err.status("running the peers (LlamaIndex, Haystack)"):
+        peers = peer_runs(eval_set, backend, k=k, cache_dir=cache_dir)
+    return [summarize("ours", run, build_s=run.index.get("build_s") if run.index.get("built") else None), *peers]
 
 
 def _bundled_examples() -> Path | None:
