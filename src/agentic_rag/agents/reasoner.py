@@ -102,7 +102,6 @@ _SPLIT_CACHE = 4096
 #: a sentence for a special case the question does not mention counts this much
 _CONDITION_FACTOR = 0.8
 
-_QUESTION_PARTS = re.compile(r"[？?；;。！!\n]+")
 #: words that end a gap phrase: degree words and filler around the missing subject
 _GAP_STOP = frozenset("最高 最低 最多 最少 一般 目前 现在 最新 现行 具体 规定 标准 要求".split())
 _REF = re.compile(
