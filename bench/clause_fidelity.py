@@ -21,7 +21,7 @@ import time
 from pathlib import Path
 
 from agentic_rag.ingest.pipeline import parse_document
-from agentic_rag.numerals import CN_NUMERAL_CHARS, cn_to_int
+from agentic_rag.text.numerals import CN_NUMERAL_CHARS, cn_to_int
 
 _GOLD = re.compile(rf"^(?P<title>.+?)第(?P<no>[{CN_NUMERAL_CHARS}0-9]+)条(?:之(?P<sub>[{CN_NUMERAL_CHARS}0-9]+))?$")
 _PREFIX = "中华人民共和国"

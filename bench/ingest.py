@@ -97,7 +97,7 @@ def main(argv: list[str] | None = None) -> dict:
     args = ap.parse_args(argv)
 
     from agentic_rag.store import EmbeddedStore
-    from agentic_rag.tokenizer import tokenize
+    from agentic_rag.text.tokenize import tokenize
     from agentic_rag.types import Filter
 
     tmp = Path(tempfile.mkdtemp(prefix="arag-bench-"))

@@ -223,8 +223,8 @@ class Settings(BaseSettings):
 
         ConfigError reads ``invalid setting router.lexicon='x.txt': x.txt:3: unknown ...``."""
         from agentic_rag.agents.overrides import load_overrides
-        from agentic_rag.agents.retriever import load_synonyms
-        from agentic_rag.agents.router import Lexicon, load_colloquial, load_intent_tree
+        from agentic_rag.agents.vocabulary import load_colloquial, load_synonyms
+        from agentic_rag.agents.intents import Lexicon, load_intent_tree
 
         checks = (("router.intent_tree", self.router.intent_tree, load_intent_tree),
                   ("router.lexicon", self.router.lexicon, lambda p: Lexicon().load(p)),

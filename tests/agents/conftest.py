@@ -17,7 +17,7 @@ from typing import Any, Literal
 
 import pytest
 
-from agentic_rag.tokenizer import tokenize
+from agentic_rag.text.tokenize import tokenize
 from agentic_rag.types import POSITION_WEIGHTS, Chunk, DocMeta, Document, Edge, Filter
 
 
@@ -126,7 +126,7 @@ def make_doc(store: MemoryStore, doc_id: str, title: str, clauses: Sequence[tupl
              extra: dict[str, Any] | None = None, language: str = "zh") -> list[Chunk]:
     """Add a document made of (clause label, text) pairs; returns its chunks. Clause labels like
     第七条 get clause_no "7"; kinds other than body get their position weight."""
-    from agentic_rag.numerals import cn_to_int
+    from agentic_rag.text.numerals import cn_to_int
 
     text = "\n".join(t for _, t in clauses)
     meta = DocMeta(title=title, publish_date=publish_date, status=status, language=language,

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from agentic_rag.agents.conflicts import (
+from agentic_rag.agents.reasoner.conflicts import (
     Arbiter,
     authority_level,
     facts_of,
@@ -284,7 +284,7 @@ def test_rows_of_two_versions_pair_with_their_own_row_not_a_containing_one():
            "（二）住院：在职职工在一级、二级、三级定点医疗机构分别为百分之九十、百分之八十五、百分之八十")
     old = ("统筹基金支付比例如下：\n（一）普通门诊：在职职工百分之六十，退休人员百分之七十；\n"
            "（二）住院：在职职工在一级、二级、三级定点医疗机构分别为百分之八十五、百分之八十、百分之七十五")
-    from agentic_rag.agents.compose import split_sentences
+    from agentic_rag.text.sentences import split_sentences
 
     facts = []
     for doc, text in (("new", new), ("old", old)):
@@ -297,7 +297,7 @@ def test_rows_of_two_versions_pair_with_their_own_row_not_a_containing_one():
 
 
 def test_conflict_matter_reads_as_the_documents_wording():
-    from agentic_rag.agents.conflicts import Fact, matter_label
+    from agentic_rag.agents.reasoner.conflicts import Fact, matter_label
     from agentic_rag.types import Chunk, Quantity
 
     sentence = "（二）住院：在职职工在一级定点医疗机构为百分之九十；"

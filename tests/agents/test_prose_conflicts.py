@@ -6,7 +6,7 @@ import datetime as dt
 
 import pytest
 
-from agentic_rag.agents.conflicts import aligned_conflicts, value_differences
+from agentic_rag.agents.reasoner.conflicts import aligned_conflicts, value_differences
 from agentic_rag.agents.reasoner import Reasoner
 from agentic_rag.types import Chunk, Evidence, RouteDecision
 

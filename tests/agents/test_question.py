@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agentic_rag.agents.question import analyze, carries, lists_items
+from agentic_rag.agents.reasoner.question import analyze, carries, lists_items
 
 
 @pytest.mark.parametrize("question, kind", [

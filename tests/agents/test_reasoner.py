@@ -9,7 +9,7 @@ import pytest
 
 from agentic_rag.agents.vocabulary import Vocabulary, packaged_vocabulary
 from agentic_rag.agents.reasoner import Reasoner
-from agentic_rag.numerals import int_to_cn
+from agentic_rag.text.numerals import int_to_cn
 from agentic_rag.types import Answer, AnswerSentence, Chunk, Evidence, RouteDecision, Slots, Table
 
 TODAY = dt.date(2025, 1, 1)
@@ -380,7 +380,7 @@ def test_the_core_of_a_named_place_weighs_like_the_place():
 
 
 def test_a_word_inside_a_unit_is_not_the_word():
-    from agentic_rag.agents.compose import TextCover
+    from agentic_rag.agents.vocabulary import TextCover
 
     text = TextCover("经办机构应当自受理申请之日起3个工作日内作出决定。")
     assert text.covers("工作日") and not text.covers("工作")

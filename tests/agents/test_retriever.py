@@ -326,7 +326,7 @@ def test_single_hop_english_question_about_a_named_company_stays_one_round(store
     ("Who must approve a team offsite?", False),
 ])
 def test_another_hop_only_for_a_thing_the_question_does_not_name(question: str, hop: bool) -> None:
-    from agentic_rag.agents import multihop
+    from agentic_rag.agents.retriever import multihop
 
     assert multihop.needs_hop(question) is hop
 
@@ -390,7 +390,7 @@ def test_real_store_cross_reference_and_current_version(real_index) -> None:
 # -- multi-hop building blocks --------------------------------------------------------------------
 
 def test_relations_decomposition_and_bridges() -> None:
-    from agentic_rag.agents import multihop
+    from agentic_rag.agents.retriever import multihop
     from agentic_rag.types import Chunk
 
     assert multihop.relations("Who is the paternal grandfather of X?") == ["grandfather"]

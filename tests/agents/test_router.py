@@ -7,7 +7,8 @@ import json
 
 import pytest
 
-from agentic_rag.agents.router import Router, extract_names
+from agentic_rag.agents.router import Router
+from agentic_rag.text.names import extract_names
 from agentic_rag.config import RouterSettings
 from agentic_rag.errors import ConfigError
 from agentic_rag.types import RouteDecision
@@ -235,7 +236,8 @@ def test_paid_time_off_is_kept_whole_not_cut_to_time_off() -> None:
 
 
 def test_synonym_table_keeps_distinct_legal_terms_apart() -> None:
-    from agentic_rag.agents.retriever import expand_query, load_synonyms
+    from agentic_rag.agents.retriever import expand_query
+    from agentic_rag.agents.vocabulary import load_synonyms
 
     groups = load_synonyms()
     assert "个人所得税" in expand_query("个税 汇算", groups)[1]

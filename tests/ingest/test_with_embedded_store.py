@@ -64,7 +64,7 @@ def test_jsonl_bulk_import(tmp_path: Path, store):
 
 
 def test_defined_terms_stay_whole_in_documents_and_questions(tmp_path: Path, store):
-    from agentic_rag.tokenizer import tokenize
+    from agentic_rag.text.tokenize import tokenize
 
     assert "远航津贴" not in tokenize("远航津贴标准")  # jieba alone splits the new word
     rule = tmp_path / "docs" / "津贴办法.md"

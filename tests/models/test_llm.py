@@ -13,7 +13,7 @@ from agentic_rag.config import LLMSettings, Settings
 from agentic_rag.errors import ConfigError, LLMError, MissingExtraError
 from agentic_rag.models.llm import (LLMFallback, MeteredLLM, OpenAILLM, ScriptedLLM, make_llm,
                                     parse_output, structured)
-from agentic_rag.prompts import RetrieveDecision, SufficiencyJudgement
+from agentic_rag.runtime.prompts import RetrieveDecision, SufficiencyJudgement
 
 MSGS = [{"role": "user", "content": "住院报销比例是多少？"}]
 

@@ -26,7 +26,7 @@ def local_llm():
 
 
 def test_grammar_constrained_output_parses(local_llm):
-    from agentic_rag import prompts
+    from agentic_rag.runtime import prompts
 
     out = local_llm.complete(prompts.retrieve_messages("住院报销比例是多少？"), prompts.RetrieveDecision,
                              max_tokens=16)

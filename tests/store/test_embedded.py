@@ -226,7 +226,7 @@ def test_added_terms_are_kept_with_the_index(tmp_path):
         s.upsert(*make_doc("med", ["第一条 参保人可以申请医保个账家庭共济。"], title="医保办法"))
         assert s.search("医保个账家庭共济")[0][0] == "med:a1:0"
     # a fresh process knows the term from the index alone
-    code = ("import sys; from agentic_rag.store import open_store; from agentic_rag.tokenizer import tokenize;"
+    code = ("import sys; from agentic_rag.store import open_store; from agentic_rag.text.tokenize import tokenize;"
             "s = open_store(sys.argv[1], create=False);"
             "print('医保个账家庭共济' in tokenize('申请医保个账家庭共济'), s.search('医保个账家庭共济')[0][0])")
     out = subprocess.run([sys.executable, "-c", code, str(path)], capture_output=True, text=True, timeout=120)

@@ -30,7 +30,7 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from agentic_rag.errors import ConfigError
-from agentic_rag.numerals import cn_to_int
+from agentic_rag.text.numerals import cn_to_int
 
 __all__ = ["OverrideRule", "load_overrides", "parse_overrides", "clause_matches"]
 

@@ -18,67 +18,27 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
-from pathlib import Path
 from typing import Any
 
 from pydantic import ValidationError
 
-from agentic_rag.agents.vocabulary import Vocabulary, load_colloquial, read_table
+from agentic_rag.agents.intents import IntentNode, Lexicon, load_intent_tree
+from agentic_rag.agents.retriever.multihop import decompose
+from agentic_rag.agents.vocabulary import Vocabulary, load_colloquial
 from agentic_rag.config import RouterSettings
-from agentic_rag.dates import find_dates
-from agentic_rag.errors import ConfigError
-from agentic_rag.numerals import cn_to_int, normalize_digits
-from agentic_rag.tokenizer import detect_language
+from agentic_rag.text.dates import find_dates
+from agentic_rag.text.language import detect_language
+from agentic_rag.text.names import QUOTED, extract_names
+from agentic_rag.text.numerals import cn_to_int, normalize_digits
+from agentic_rag.text.stopwords import FILLERS_ZH
 from agentic_rag.types import RouteDecision, Slots
 
-__all__ = ["Router", "IntentNode", "load_intent_tree", "extract_names"]
+__all__ = ["Router"]
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
 
 
-# -- intent tree ------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class IntentNode:
-    name: str
-    keywords: tuple[str, ...] = ()
-    children: tuple[IntentNode, ...] = ()
-
-
-@dataclass(frozen=True)
-class IntentTree:
-    nodes: tuple[IntentNode, ...]
-    fallback: tuple[str, ...] = ("general",)
-
-
-def _parse_node(raw: Any, where: str) -> IntentNode:
-    if not isinstance(raw, Mapping) or not isinstance(raw.get("name"), str) or not raw["name"]:
-        raise ConfigError(f"{where}: every intent node needs a non-empty 'name'")
-    keywords = raw.get("keywords", [])
-    if not isinstance(keywords, list) or not all(isinstance(k, str) and k for k in keywords):
-        raise ConfigError(f"{where}: intent {raw['name']!r}: 'keywords' must be a list of strings")
-    children = raw.get("children", [])
-    if not isinstance(children, list):
-        raise ConfigError(f"{where}: intent {raw['name']!r}: 'children' must be a list")
-    return IntentNode(raw["name"], tuple(k.lower() for k in keywords),
-                      tuple(_parse_node(c, where) for c in children))
-
-
-def load_intent_tree(path: str | Path | None = None) -> IntentTree:
-    """Read an intent tree JSON file (``None`` -> the packaged default); ConfigError names the file."""
-    where, text = read_table(path, "intents.json")
-    try:
-        raw = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ConfigError(f"{where}: invalid JSON: {exc}") from exc
-    if not isinstance(raw, Mapping) or not isinstance(raw.get("nodes"), list):
-        raise ConfigError(f"{where}: an intent tree is an object with a 'nodes' list")
-    fallback = raw.get("fallback", ["general"])
-    if not isinstance(fallback, list) or not fallback or not all(isinstance(f, str) for f in fallback):
-        raise ConfigError(f"{where}: 'fallback' must be a non-empty list of strings")
-    return IntentTree(tuple(_parse_node(n, where) for n in raw["nodes"]), tuple(fallback))
-
+# -- intent matching ---------------------------------------------------------------------------
 
 def _keyword_hit(keyword: str, text_lower: str) -> bool:
     if _CJK.search(keyword) or not keyword[:1].isalnum():
@@ -104,34 +64,6 @@ def _best_path(nodes: Iterable[IntentNode], text_lower: str) -> tuple[list[str],
         for child in node.children:
             stack.append((child, path, total, matched, anchored and bool(hits)))
     return best
-
-
-# -- lexicon and colloquial rules -----------------------------------------------------------------
-
-@dataclass
-class Lexicon:
-    entities: set[str] = field(default_factory=set)
-    places: set[str] = field(default_factory=set)
-    persons: set[str] = field(default_factory=set)
-
-    def add(self, term: str, category: str = "entity") -> None:
-        term = term.strip()
-        if not term:
-            return
-        {"place": self.places, "person": self.persons}.get(category, self.entities).add(term)
-
-    def load(self, path: str | Path | None) -> None:
-        where, text = read_table(path, "lexicon.txt")
-        for n, line in enumerate(text.splitlines(), 1):
-            line = line.split("#", 1)[0].rstrip()
-            if not line.strip():
-                continue
-            term, _, category = line.partition("\t")
-            category = category.strip() or "entity"
-            if category not in ("entity", "place", "person"):
-                raise ConfigError(f"{where}:{n}: unknown lexicon category {category!r} "
-                                  "(use entity, place or person)")
-            self.add(term, category)
 
 
 # -- slot patterns ----------------------------------------------------------------------------
@@ -168,30 +100,9 @@ _RE_PIN_EN = re.compile(
     rf"|{_RULE_NOUN_EN}\s+(?:of|from|dated|issued in|published in)\s+({_YEAR_NUM})(?![\d%])"
     rf"|{_RULE_NOUN_EN}\s*[(（]({_YEAR_NUM})[)）]"
     rf"|({_YEAR_NUM})\s+(?:version|edition)", re.IGNORECASE)
-_FILLERS_ZH = ("请问", "怎么样", "怎么", "怎样", "如何", "是不是", "能不能", "可不可以", "吗", "呢", "啊", "呀", "吧")
 _PUNCT = re.compile(r"(?<!\d)\.|\.(?!\d)|[\s,，。!！?？;；:：、\"'“”‘’（）()\[\]【】<>《》]+")
 
-# English proper names: capitalized words, joined by a few lowercase connectors ("of", "de", ...)
-# a name word: initials ("J. R."), a few abbreviations ("St."), a capitalized word, or a number;
-# a sentence-final period never belongs to the name ("... Gurinder Chadha. The film")
-_NAME_WORD = (r"(?:[A-Z]\.(?:\s?[A-Z]\.)*|(?:St|Jr|Sr|Dr|Mr|Mrs|Ms|Mt|Ft|Co|Inc)\.|[A-Z][\w'’\-]*"
-              r"|\d+(?:st|nd|rd|th)?)")
-# "and" is not a connector: "Are A and B both ..." must give two names
-_CONNECT = (r"(?:of|the|de|da|del|della|di|du|des|la|le|van|von|der|den|y|&|for|in|on|to|a|mac|ibn|bin|"
-            r"bint|al|el|zu|dos|das|do|ter|ten|op|af|av)")
-# words join by spaces, connectors, or ": " (subtitles: "Wrong Turn 5: Bloodlines"); a trailing
-# parenthesized qualifier stays with the name ("Illusions (1982 Film)", "Come Dance With Me (Song)")
-_CAP_WORD = r"(?:[A-Z]\.(?:\s?[A-Z]\.)*|[A-Z][\w'’\-]*)"
-# after a connector only a capitalized word may follow ("Nina Berg in 1990" is no name)
-_RE_NAME = re.compile(rf"(?<![\w'])(?:{_NAME_WORD})"
-                      rf"(?:\s+(?:{_CONNECT}\s+)+{_CAP_WORD}|(?:\s+|:\s+)(?:{_NAME_WORD}))*"
-                      r"(?:\s\((?=[^()]*[A-Za-z])(?:[A-Z0-9][^()]{0,38})\))?")
-# "Beatrice I, Countess of Burgundy", "Frederick I, Holy Roman Emperor": a title after a comma
-_RE_STYLED = re.compile(r",\s(?:[A-Z][\w'’\-]*\s){0,3}(?:of|von|de)\s(?:the\s)?[A-Z][\w'’\-]*(?:\s[A-Z][\w'’\-]*)?")
-_RE_REGNAL = re.compile(r",\s[A-Z][\w'’\-]*(?:\s[A-Z][\w'’\-]*){0,2}")
-_ALWAYS_DROP = frozenset({"according", "please"})
-_RE_QUOTED = re.compile(r"[\"“]([^\"”]{2,80})[\"”]|《([^》]{1,60})》")
-_QUESTION_WORDS = {"who", "what", "when", "where", "which", "why", "how", "whose", "whom", "is", "are",
+NAME_DROP_EN = {"who", "what", "when", "where", "which", "why", "how", "whose", "whom", "is", "are",
                    "was", "were", "do", "does", "did", "can", "could", "will", "would", "should",
                    "has", "have", "had", "in", "on", "at", "the", "a", "an", "if", "for", "of", "and",
                    "or", "both", "between", "from", "by", "as", "to", "with", "according", "under",
@@ -211,67 +122,6 @@ def _cn_year(s: str) -> int:
 
 def _unique(items: Iterable[Any]) -> list[Any]:
     return list(dict.fromkeys(items))
-
-
-_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
-           "october", "november", "december")
-#: nationality adjectives are capitalized but name no entity ("an American actress")
-_RE_DEMONYM = re.compile(r"(?:[A-Z][a-z]+(?:ian|ese|ish|ean))|American|German|Korean|Mexican|"
-                         r"African|Cuban|Roman|Dutch|French|Greek|Thai|Swiss|Welsh|Scots|Czech|Kenyan|"
-                         r"Moroccan|Sri Lankan|Puerto Rican|Chilean|Peruvian|Serbian|Slovak|Croat")
-
-
-def _not_a_name(span: str) -> bool:
-    words = span.split()
-    if words[0].lower() in _MONTHS and (len(words) == 1 or words[1][:1].isdigit()):
-        return True
-    return len(words) <= 2 and all(_RE_DEMONYM.fullmatch(w) for w in words)
-
-
-def extract_names(text: str) -> list[str]:
-    """Proper-name spans of English text (capitalized runs with connectors such as "of") and
-    quoted titles, longest first, question words stripped: used as entity slots and by multi-hop.
-
-    >>> extract_names("When did Lothair II's mother die?")
-    ['Lothair II']
-    """
-    names: list[str] = []
-    for m in _RE_QUOTED.finditer(text):
-        quoted = (m.group(1) or m.group(2)).strip()
-        # a quoted title starts like one; a quoted remark ("the worst mistake ...") does not
-        if m.group(2) or quoted[:1].isupper() or quoted[:1].isdigit():
-            names.append(quoted)
-    consumed = 0  # end of a styled name ("X, Countess of Y") already taken whole
-    for m in _RE_NAME.finditer(text):
-        if m.start() < consumed:
-            continue
-        words = m.group(0).split()
-        # drop leading question words / determiners at a sentence start ("Are A and B ...",
-        # "The film ..."); mid-sentence they belong to a title ("song When The Stars Go Blue")
-        before = text[:m.start()].rstrip()
-        at_start = not before or before[-1] in ".!?:;\"“(\n"
-        while words and (at_start or words[0].lower() in _ALWAYS_DROP) \
-                and (words[0].lower().strip("'’") in _QUESTION_WORDS
-                     or re.fullmatch(r"[A-Z][a-z]{3,}(?:ed|ing|ly)", words[0])):
-            # a sentence opening with a participle or adverb ("Founded in 1930", "Situated in")
-            words = words[1:]
-        while words and not words[0][:1].isupper():  # a name starts capitalized
-            words = words[1:]
-        while words and re.fullmatch(_CONNECT, words[-1]):
-            words = words[:-1]
-        if not words:
-            continue
-        span = " ".join(words)
-        styled = _RE_STYLED.match(text, m.end()) or (
-            _RE_REGNAL.match(text, m.end()) if re.fullmatch(r"[IVX]{1,4}", words[-1]) else None)
-        if styled and not re.search(r"(?:'s|’s)$", span):
-            span += styled.group(0)
-            consumed = styled.end()
-        span = re.sub(r"(?:'s|’s|'|’)$", "", span).rstrip(".,")
-        if len(span) < 2 or not span[0].isupper() or _not_a_name(span):
-            continue
-        names.append(span)
-    return _unique(n for n in names if n)
 
 
 # -- the router -------------------------------------------------------------------------------
@@ -316,8 +166,6 @@ class Router:
         slots = self.slots(question)
         version = self.version(question)
         confidence = self._confidence(question, path, levels, slots)
-        from agentic_rag.agents.multihop import decompose  # multihop uses extract_names from here
-
         route = RouteDecision(question=question, intent=path or list(self.tree.fallback), slots=slots,
                               query=query, version=version, language=language,
                               confidence=confidence,
@@ -344,7 +192,6 @@ class Router:
         """The route used when intent classification is unsure: the generic intent, the
         deterministic slots/version/query kept (they come from exact patterns), fallback marked."""
         if base is None:
-            from agentic_rag.agents.multihop import decompose
 
             question = normalize_digits(question or "").strip()
             language = detect_language(question)
@@ -436,14 +283,14 @@ class Router:
         lower = question.lower()
         terms = [t for t in self.lexicon.entities if _keyword_hit(t.lower(), lower)]
         names = extract_names(question) if detect_language(question) == "en" else [
-            (m.group(1) or m.group(2)).strip() for m in _RE_QUOTED.finditer(question)]
+            (m.group(1) or m.group(2)).strip() for m in QUOTED.finditer(question)]
         return _unique([*names, *_longest(terms)])
 
     def _query_text(self, normalized: str, language: str) -> str:
         if language != "zh":
             return normalized.strip()
         text = normalized
-        for filler in _FILLERS_ZH:
+        for filler in FILLERS_ZH:
             text = text.replace(filler, " ")
         return re.sub(r"\s+", " ", _PUNCT.sub(" ", text)).strip()
 
@@ -469,7 +316,7 @@ _RE_ELLIPTICAL = re.compile(r"^\s*(?:那么?|还有|另外|and\b|what about|how 
 
 
 def _content_words(text: str) -> list[str]:
-    from agentic_rag.agents.compose import content_terms
+    from agentic_rag.text.terms import content_terms
 
     return [t.text for t in content_terms(text)]
 

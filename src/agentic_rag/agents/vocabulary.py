@@ -23,9 +23,17 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-from agentic_rag.errors import ConfigError
+import Stemmer
 
-__all__ = ["Vocabulary", "load_synonyms", "load_colloquial", "packaged_vocabulary", "read_table"]
+from agentic_rag.errors import ConfigError
+from agentic_rag.text.language import is_cjk
+from agentic_rag.text.terms import Term, atoms, norm
+
+__all__ = ["TextCover", "Vocabulary", "load_synonyms", "load_colloquial", "packaged_vocabulary",
+           "read_table", "synonyms"]
+
+_CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+")
+_STEMMER = Stemmer.Stemmer("english")
 
 
 def read_table(path: str | Path | None, packaged: str) -> tuple[str, str]:
@@ -120,3 +128,66 @@ def _synonym_index(groups: Sequence[Sequence[str]]) -> dict[str, frozenset[str]]
 def packaged_vocabulary() -> Vocabulary:
     """The packaged tables alone (what an agent built without a vocabulary uses)."""
     return Vocabulary.load()
+
+
+# -- does a text mention a term? ----------------------------------------------------------
+
+def synonyms(term: str) -> set[str]:
+    """The packaged synonyms of ``term`` (lowercased); a Reasoner given a user vocabulary gives
+    each question :class:`Term` its own (:attr:`Term.alts`)."""
+    return packaged_vocabulary().synonyms(term)
+
+
+#: unit words whose first characters are another word (工作日 is a day, not 工作 "work")
+_UNIT_WORDS = ("工作日",)
+
+
+class TextCover:
+    """Answers "does this text mention that term?" for one piece of evidence."""
+
+    def __init__(self, text: str) -> None:
+        self.text = re.sub(r"\s+", "", norm(text))
+        self.spaced = " " + re.sub(r"\s+", " ", norm(text)) + " "
+        self.stems = set(_STEMMER.stemWords(re.findall(r"[a-z]+(?:'[a-z]+)?", norm(text))))
+
+    def _text_for(self, word: str) -> str:
+        """The text to look ``word`` up in: units that merely begin with it are masked, since
+        工作 (work) inside 工作日 (a working day) is not the word."""
+        units = [u for u in _UNIT_WORDS if word in u and word != u]
+        text = self.text
+        for u in units:
+            text = text.replace(u, "\u25a1" * len(u))
+        return text
+
+    def _has(self, word: str) -> bool:
+        w = norm(word)
+        if not w:
+            return False
+        if is_cjk(w):
+            w = re.sub(r"\s+", "", w)
+            return w in self.text and w in self._text_for(w)
+        parts = w.split()
+        if len(parts) > 1:
+            return f" {w} " in self.spaced or all(_STEMMER.stemWord(p) in self.stems for p in parts)
+        return _STEMMER.stemWord(w) in self.stems or w in self.stems
+
+    def _abbreviation(self, word: str) -> bool:
+        # 医保 in 医疗保险, 社保 in 社会保险: the characters in order, a few characters apart
+        if not (2 <= len(word) <= 4 and _CJK_RUN.fullmatch(word)):
+            return False
+        pattern = ".{0,3}".join(re.escape(ch) for ch in word)
+        return re.search(pattern, self._text_for(word)) is not None
+
+    def covers(self, term: Term | str) -> bool:
+        word = term.text if isinstance(term, Term) else term
+        alts = term.alts if isinstance(term, Term) and term.alts else ()
+        if isinstance(term, Term) and not term.cjk:
+            return term.key in self.stems or self._has(word) or any(self._has(s) for s in alts)
+        if self._has(word):
+            return True
+        if is_cjk(word) and len(word) > 2 and all(self._has(a) for a in atoms(word)) \
+                and atoms(word) != (word,):
+            return True
+        if any(self._has(s) for s in alts or synonyms(word)):
+            return True
+        return self._abbreviation(word)

@@ -24,8 +24,8 @@ import re
 from dataclasses import dataclass, field
 
 from agentic_rag.ingest import tables as tbl
-from agentic_rag.dates import DATE
-from agentic_rag.numerals import CN_NUMERAL_CHARS, cn_to_int
+from agentic_rag.text.dates import DATE
+from agentic_rag.text.numerals import CN_NUMERAL_CHARS, cn_to_int
 from agentic_rag.types import POSITION_WEIGHTS, Chunk, Document, SectionKind, Table
 
 _WS = "[ \\t\\u3000\\xa0]"

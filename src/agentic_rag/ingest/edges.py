@@ -14,7 +14,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
 from agentic_rag.ingest.chunking import EN_CLAUSE_NO, roman_to_int
-from agentic_rag.numerals import CN_NUMERAL_CHARS, cn_to_int
+from agentic_rag.text.numerals import CN_NUMERAL_CHARS, cn_to_int
 from agentic_rag.types import Chunk, Edge
 
 _NUM = f"[{CN_NUMERAL_CHARS}0-9０-９]+"

@@ -17,10 +17,10 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from agentic_rag.dates import DATE, DATE_RE, parse_date
+from agentic_rag.text.dates import DATE, DATE_RE, parse_date
 from agentic_rag.errors import IngestError, describe_validation
-from agentic_rag.numerals import CN_NUMERAL_CHARS, cn_to_int
-from agentic_rag.tokenizer import detect_language as tokenizer_detect
+from agentic_rag.text.numerals import CN_NUMERAL_CHARS, cn_to_int
+from agentic_rag.text.language import detect_language as tokenizer_detect
 from agentic_rag.types import Chunk, DocMeta, DocStatus
 
 _HEAD_CHARS = 3000
@@ -28,7 +28,7 @@ _TAIL_CHARS = 1500
 
 # ---------------------------------------------------------------- dates
 
-_DATE_RE = DATE_RE  # see agentic_rag.dates
+_DATE_RE = DATE_RE  # see agentic_rag.text.dates
 
 
 # ---------------------------------------------------------------- compiled rules

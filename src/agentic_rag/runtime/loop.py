@@ -36,8 +36,8 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, Field
 
-from agentic_rag import prompts
-from agentic_rag.agents.gates import (Gates, Sufficiency, citation_of, compose_text, key_terms,
+from agentic_rag.runtime import prompts
+from agentic_rag.runtime.gates import (Gates, Sufficiency, citation_of, compose_text, key_terms,
                                       normalize_query, plan_rules, sufficiency_rules)
 from agentic_rag.models.llm import LLM, LLMFallback, MeteredLLM, structured
 from agentic_rag.runtime.memory import QueryRecord, SessionState

@@ -43,7 +43,7 @@ import numpy as np
 from agentic_rag.errors import ConfigError, NotFoundError, StoreError
 from agentic_rag.store.base import UpsertResult
 from agentic_rag.store.bm25 import BM25Index, rank
-from agentic_rag.tokenizer import TOKENIZER_ID, add_terms, dictionary_generation, tokenize
+from agentic_rag.text.tokenize import TOKENIZER_ID, add_terms, dictionary_generation, tokenize
 from agentic_rag.types import Chunk, DocMeta, DocStatus, Document, Edge, EdgeKind, Filter
 
 DB_NAME = "arag.db"

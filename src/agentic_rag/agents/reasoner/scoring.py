@@ -7,7 +7,7 @@ Every candidate sentence gets the same five signals, each in about [0, 1]:
   sub-words and abbreviations count, the user's ``retrieval.synonyms`` included), plus a tenth
   of the share of the question's own wording (bigrams) and 0.3 when it states the very value
   the question names.
-- ``type``: how well it fits the answer type asked (:mod:`~agentic_rag.agents.question`): for a
+- ``type``: how well it fits the answer type asked (:mod:`~agentic_rag.agents.reasoner.question`): for a
   value, 0.4 for stating any quantity and 0.6 more for the kind asked (多少天 -> a duration);
   for a name (who / which body / where), 0.6 when it can carry one.
 - ``dense``: the cosine of question and sentence's chunk under the embedder that retrieval

@@ -39,175 +39,25 @@ from collections.abc import Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any
 
-from agentic_rag.agents import multihop
+from agentic_rag.agents.retriever import constants as C
+from agentic_rag.agents.retriever import multihop
+from agentic_rag.agents.retriever.expansion import expand_query
+from agentic_rag.agents.retriever.fusion import fuse_rrf, fuse_weighted, minmax
+from agentic_rag.agents.retriever.legs import BM25Leg, Leg, LegQuery, VectorLeg
 from agentic_rag.agents.vocabulary import Vocabulary, load_synonyms
 from agentic_rag.config import RetrievalSettings
-from agentic_rag.types import POSITION_WEIGHTS, Chunk, Evidence, Filter, RouteDecision, TraceEvent
+from agentic_rag.types import (
+    POSITION_WEIGHTS,
+    Chunk,
+    Evidence,
+    Filter,
+    RouteDecision,
+    TraceEvent,
+)
 
-__all__ = ["Retriever", "Leg", "LegQuery", "BM25Leg", "VectorLeg", "fuse_weighted", "fuse_rrf",
-           "load_synonyms", "expand_query"]
-
-#: a chunk of a superseded/repealed document keeps this share of its score (unless pinned):
-#: enough to rank below its successor, not so much that the older wording vanishes, because
-#: the Reasoner must see both versions to state the change and which one wins
-_STATUS_PENALTY = {"active": 1.0, "superseded": 0.8, "repealed": 0.75}
-#: how much a place mismatch / pinned-year mismatch / slot match moves a score
-_PLACE_MISMATCH = 0.6
-#: the oldest candidate keeps this share of its score: newer is preferred, mildly
-_RECENCY_FLOOR = 0.85
-_PIN_MATCH, _PIN_MISMATCH = 1.2, 0.8
-_CLAUSE_MATCH = 1.15
-#: graph hits inherit this share of the seed's fused score
-_GRAPH_DECAY = 0.9
-_GRAPH_SEEDS = 5
-_SEED_MIN = 0.5  # a seed must score at least half of the best direct hit
-_SUPERSEDES_HOPS = 3
-#: an older version's counterpart is added for the top few current clauses, from at most two
-#: older documents each, when its wording is at least this alike (character-bigram Jaccard)
-_COUNTERPART_SEEDS = 5
-_DEFERRAL_FANOUT = 2  # a clause citing more clauses than this lists them rather than defers
-_COUNTERPART_DOCS = 2
-#: the same matter in another document already in the evidence: a little more alike, at most
-#: two such clauses per question, looked for in the first few documents of the ranking
-_PEER_MIN = 0.35
-_PEER_MAX = 2
-_PEER_DOCS = 4
-_BESIDE_SOURCE = 0.99  # an added clause's score: this share of its source's
-_MAX_HOP_QUERIES = 6
-_SOURCE_PIECES = 4
-_SIDE_HITS = 0.7  # pool weight of an entity/bridge query's hits other than its top one  # pieces of an entity's page read for bridge entities
-_DEDUP_JACCARD = 0.9
-_DEDUP_HEAD = 100
-#: markers of a nested description in an English question ("the city where ...", "X's ...")
-_RE_NESTED = re.compile(r"\b(?:where|which|who|whose|that|when)\b(?!\s*$)|'s\b|’s\b|\bof the\b", re.IGNORECASE)
-
-
-# -- legs ---------------------------------------------------------------------------------------
-
-@dataclass(frozen=True)
-class LegQuery:
-    """What a leg searches for: the query text, its filters, and how many candidates."""
-
-    text: str
-    k: int
-    where: tuple[Filter, ...] = ()
-
-
-class Leg(Protocol):
-    """One retrieval strategy. ``search`` returns (chunk_id, raw score) pairs, best first."""
-
-    name: str
-
-    def search(self, query: LegQuery) -> list[tuple[str, float]]: ...
-
-
-class BM25Leg:
-    name = "bm25"
-
-    def __init__(self, store: Any) -> None:
-        self.store = store
-
-    def search(self, query: LegQuery) -> list[tuple[str, float]]:
-        return list(self.store.search(query.text, k=query.k, where=list(query.where)))
-
-
-class VectorLeg:
-    """Dense leg: ``embedder.embed_query`` then ``vectors.search(vector, k)``. Filters are applied
-    after fusion as score adjustments, because the vector index does not know chunk metadata."""
-
-    name = "vector"
-
-    def __init__(self, embedder: Any, vectors: Any) -> None:
-        self.embedder = embedder
-        self.vectors = vectors
-
-    def search(self, query: LegQuery) -> list[tuple[str, float]]:
-        vec = self.embedder.embed_query(query.text)
-        return [(str(i), float(s)) for i, s in self.vectors.search(vec, query.k)]
-
-
-# -- fusion -------------------------------------------------------------------------------------
-
-def _minmax(scores: dict[str, float], zero_floor: bool = False) -> dict[str, float]:
-    """Min-max normalization to [0, 1]. With ``zero_floor`` the lower end is 0 instead of the
-    smallest score: BM25's zero means "no match", so the weakest of a few good candidates must
-    not be pushed to 0 just for being last."""
-    if not scores:
-        return {}
-    lo, hi = min(scores.values()), max(scores.values())
-    if zero_floor:
-        lo = min(lo, 0.0)
-    if hi - lo <= 1e-12:
-        return {cid: 1.0 for cid in scores}
-    return {cid: (s - lo) / (hi - lo) for cid, s in scores.items()}
-
-
-def fuse_weighted(legs: dict[str, dict[str, float]], weights: dict[str, float],
-                  position: dict[str, float], normalize: Iterable[str] = ("bm25", "vector")
-                  ) -> dict[str, float]:
-    """Weighted fusion: each leg's scores min-max normalized (legs named in ``normalize``; BM25
-    with 0 as its floor; the others, such as graph, are already in [0, 1]), summed with ``weights``; the weights of legs
-    that returned nothing are dropped and the rest renormalized so a full match scores 1.0.
-
-    >>> fuse_weighted({"bm25": {"a": 4.0, "b": 1.0}}, {"bm25": 0.3, "vector": 0.4, "position": 0.1},
-    ...               {"a": 1.0, "b": 0.3})
-    {'a': 1.0, 'b': 0.2625}
-    """
-    present = {name: (_minmax(s, zero_floor=name == "bm25") if name in normalize else s)
-               for name, s in legs.items() if s}
-    total = sum(weights.get(n, 0.0) for n in present) + weights.get("position", 0.0)
-    if total <= 0:
-        total = 1.0
-    ids = sorted({cid for s in present.values() for cid in s})  # deterministic order
-    out = {}
-    for cid in ids:
-        score = sum(weights.get(n, 0.0) * s.get(cid, 0.0) for n, s in present.items())
-        score += weights.get("position", 0.0) * position.get(cid, 1.0)
-        out[cid] = round(score / total, 6)
-    return out
-
-
-def fuse_rrf(rankings: dict[str, list[str]], rrf_k: int = 60,
-             position: dict[str, float] | None = None, position_share: float = 0.1) -> dict[str, float]:
-    """Reciprocal-rank fusion: ``sum 1/(rrf_k + rank)`` over the legs' rankings (rank from 1),
-    scaled by ``1 - position_share·(1 - position weight)`` so a footnote still ranks lower.
-
-    >>> fuse_rrf({"bm25": ["a", "b"], "vector": ["b"]}, rrf_k=1)
-    {'a': 0.5, 'b': 0.833333333}
-    """
-    out: dict[str, float] = {}
-    for ranking in rankings.values():
-        for r, cid in enumerate(ranking, 1):
-            out[cid] = out.get(cid, 0.0) + 1.0 / (rrf_k + r)
-    position = position or {}
-    return {cid: round(s * (1.0 - position_share * (1.0 - position.get(cid, 1.0))), 9)
-            for cid, s in sorted(out.items())}
-
-
-# -- synonyms -----------------------------------------------------------------------------------
-
-def _term_in(term: str, text: str) -> bool:
-    if re.search(r"[\u3400-\u9fff]", term):
-        return term in text
-    if term.isupper():  # abbreviations match case-sensitively: "ID" but not "id"
-        return re.search(rf"(?<![A-Za-z0-9]){re.escape(term)}(?![A-Za-z0-9])", text) is not None
-    return re.search(rf"(?<![a-z0-9]){re.escape(term.lower())}(?![a-z0-9])", text.lower()) is not None
-
-
-def expand_query(query: str, groups: Sequence[Sequence[str]]) -> tuple[str, list[str]]:
-    """The query with the synonyms of the terms it contains appended, and the added terms.
-
-    >>> expand_query("公积金怎么提取", [["公积金", "住房公积金"]])
-    ('公积金怎么提取 住房公积金', ['住房公积金'])
-    """
-    added: list[str] = []
-    for group in groups:
-        if any(_term_in(t, query) for t in group):
-            added += [t for t in group if not _term_in(t, query) and t not in added]
-    return (f"{query} {' '.join(added)}" if added else query), added
-
+__all__ = ["Retriever"]
 
 # -- the retriever ------------------------------------------------------------------------------
 
@@ -413,7 +263,7 @@ class Retriever:
                 # the whole page (its first pieces), not only the piece that matched; two pages
                 # when the name is ambiguous ("Scott Howell (footballer)", "(consultant)")
                 for doc in _unique(self._chunks[c].doc_id for c in own)[:2]:
-                    pieces = self.store.chunks(doc)[:_SOURCE_PIECES]
+                    pieces = self.store.chunks(doc)[:C.SOURCE_PIECES]
                     self._chunks.update({c.chunk_id: c for c in pieces})
                     sources += [c.chunk_id for c in pieces]
                 if not own:
@@ -431,7 +281,7 @@ class Retriever:
             if chunk is None:
                 continue
             for name in multihop.bridge_entities(question, chunk, known):
-                if len(names) >= _MAX_HOP_QUERIES:
+                if len(names) >= C.MAX_HOP_QUERIES:
                     break
                 known.append(name)
                 bridged_names.append(name)
@@ -491,19 +341,19 @@ class Retriever:
         pin_hit = pinned is not None and _doc_year_matches(chunk, pinned)
         if chunk.publish_date and newest:
             age = max(0.0, (newest - chunk.publish_date).days / 365.25)
-            parts["recency"] = round(_RECENCY_FLOOR + (1 - _RECENCY_FLOOR)
+            parts["recency"] = round(C.RECENCY_FLOOR + (1 - C.RECENCY_FLOOR)
                                      * 0.5 ** (age / self.settings.recency_half_life_years), 4)
         if chunk.status != "active" and not pin_hit:
-            parts["status"] = _STATUS_PENALTY.get(chunk.status, 1.0)
+            parts["status"] = C.STATUS_PENALTY.get(chunk.status, 1.0)
         if pinned is not None and chunk.publish_date is not None:
-            parts["version"] = _PIN_MATCH if pin_hit else _PIN_MISMATCH
+            parts["version"] = C.PIN_MATCH if pin_hit else C.PIN_MISMATCH
         place = chunk.extra.get("place") if chunk.extra else None
         if place and route.slots.places:
             variants = _place_variants(route.slots.places)
             parts["place"] = 1.0 if str(place) in variants or any(
-                v in str(place) for v in variants) else _PLACE_MISMATCH
+                v in str(place) for v in variants) else C.PLACE_MISMATCH
         if route.slots.clauses and chunk.clause and chunk.clause in route.slots.clauses:
-            parts["clause"] = _CLAUSE_MATCH
+            parts["clause"] = C.CLAUSE_MATCH
         factor = 1.0
         for v in parts.values():
             factor *= v
@@ -513,7 +363,7 @@ class Retriever:
                trace: list[TraceEvent]) -> dict[str, float]:
         """Graph hits from the strongest direct hits (``strength``: each chunk's best
         normalized BM25/vector score, whatever the fusion mode), scored ``0.9 × seed``."""
-        seeds = [(c, s) for c, s in _top(strength, _GRAPH_SEEDS) if s >= _SEED_MIN]
+        seeds = [(c, s) for c, s in _top(strength, C.GRAPH_SEEDS) if s >= C.SEED_MIN]
         if not seeds or not hasattr(self.store, "edges"):
             return {}
         out: dict[str, float] = {}
@@ -527,7 +377,7 @@ class Retriever:
         for e in edges:
             fanout[e.src] = fanout.get(e.src, 0) + 1
         for e in edges:
-            share = _GRAPH_DECAY * seed_score.get(e.src, 0.0) / fanout[e.src]
+            share = C.GRAPH_DECAY * seed_score.get(e.src, 0.0) / fanout[e.src]
             out[e.dst] = max(out.get(e.dst, 0.0), share)
         refs = dict(out)
         pinned = int(route.version) if route.version.isdigit() else None
@@ -536,7 +386,7 @@ class Retriever:
             if chunk is None:
                 continue
             for target in self._version_targets(chunk, pinned):
-                out[target] = max(out.get(target, 0.0), _GRAPH_DECAY * s)
+                out[target] = max(out.get(target, 0.0), C.GRAPH_DECAY * s)
         out = {c: round(s, 6) for c, s in out.items() if s > 0}
         if out:
             found = self.store.get_chunks(list(out))
@@ -555,7 +405,7 @@ class Retriever:
         targets: list[str] = []
         doc, steps = chunk.doc_id, 0
         if chunk.status != "active" and not (pinned and _doc_year_matches(chunk, pinned)):
-            while steps < _SUPERSEDES_HOPS:  # newer -> older edges, walked backwards
+            while steps < C.SUPERSEDES_HOPS:  # newer -> older edges, walked backwards
                 steps += 1
                 newer = [e.src for e in self.store.edges([doc], kind="SUPERSEDES", direction="in")]
                 if not newer:
@@ -568,7 +418,7 @@ class Retriever:
                 if doc_chunks and doc_chunks[0].status == "active":
                     break
         if pinned and not _doc_year_matches(chunk, pinned):
-            while steps < 2 * _SUPERSEDES_HOPS:
+            while steps < 2 * C.SUPERSEDES_HOPS:
                 steps += 1
                 older = [e.dst for e in self.store.edges([doc], kind="SUPERSEDES", direction="out")]
                 if not older:
@@ -657,7 +507,7 @@ class Retriever:
         extra: dict[str, float] = {}
         out = list(order)
         placed: set[str] = set()
-        peers = _unique(self._chunks[c].doc_id for c in order if c in self._chunks)[:_PEER_DOCS]
+        peers = _unique(self._chunks[c].doc_id for c in order if c in self._chunks)[:C.PEER_DOCS]
         peer_added = 0
 
         def place(src: str, cid: str) -> None:
@@ -674,11 +524,11 @@ class Retriever:
             # and re-sorts by score keeps it beside its source (its own legs' scores stay in
             # Evidence.scores)
             source = extra.get(src, pool.get(src, 0.0))
-            extra[cid] = round(max(pool.get(cid, 0.0), source * _BESIDE_SOURCE), 6)
+            extra[cid] = round(max(pool.get(cid, 0.0), source * C.BESIDE_SOURCE), 6)
             placed.add(cid)
             out.insert(at, cid)
 
-        for cid in order[:_COUNTERPART_SEEDS]:
+        for cid in order[:C.COUNTERPART_SEEDS]:
             chunk = self._chunks.get(cid)
             if chunk is None or not chunk.clause:
                 continue  # a title, preamble or signature line states no rule to compare
@@ -686,7 +536,7 @@ class Retriever:
             # by them: they follow it, whatever their own keyword score
             refs = _unique(e.dst for e in self.store.edges([cid], kind="REFERENCES", direction="out")
                            if e.dst != cid)
-            if 0 < len(refs) <= _DEFERRAL_FANOUT:
+            if 0 < len(refs) <= C.DEFERRAL_FANOUT:
                 self._load(refs)
                 for ref in refs:
                     if ref in self._chunks:
@@ -696,7 +546,7 @@ class Retriever:
             older = [e.dst for e in self.store.edges([chunk.doc_id], kind="SUPERSEDES", direction="out")]
             newer = [e.src for e in self.store.edges([chunk.doc_id], kind="SUPERSEDES", direction="in")]
             versions = _unique(d for d in [*newer[:1], *older] if d != chunk.doc_id)
-            for doc in versions[:_COUNTERPART_DOCS]:
+            for doc in versions[:C.COUNTERPART_DOCS]:
                 match = self._counterpart(chunk, doc)
                 if match is None:
                     continue
@@ -706,9 +556,9 @@ class Retriever:
             # another document already in the evidence (a national rule beside a provincial
             # one) whose clause on the same matter states other numbers: a disagreement to show
             for doc in peers:
-                if peer_added >= _PEER_MAX or doc == chunk.doc_id or doc in versions:
+                if peer_added >= C.PEER_MAX or doc == chunk.doc_id or doc in versions:
                     continue
-                match = self._counterpart(chunk, doc, _PEER_MIN)
+                match = self._counterpart(chunk, doc, C.PEER_MIN)
                 if match is None or _numbers(self._chunks[match].text) == _numbers(chunk.text):
                     continue
                 if match not in out[:out.index(cid) + 1]:
@@ -741,7 +591,7 @@ class Retriever:
         pinned year's copy when the question pins one). Only the head that can reach the result
         (3·k, at most 100) is checked; bigram Jaccard is computed only for pairs sharing most
         of their sampled 8-grams (texts ≥ 0.9 alike do), so the check stays about linear."""
-        limit = min(max(3 * k, 30), _DEDUP_HEAD)
+        limit = min(max(3 * k, 30), C.DEDUP_HEAD)
         kept: list[str] = []
         keys_of: dict[str, set[str]] = {}
         grams: dict[str, set[str]] = {}
@@ -758,8 +608,8 @@ class Retriever:
             if _numbers(self._chunks[a].text) != _numbers(self._chunks[b].text):
                 return False
             ga, gb = bigrams(a), bigrams(b)
-            return (min(len(ga), len(gb)) >= _DEDUP_JACCARD * max(len(ga), len(gb))
-                    and _jaccard(ga, gb) >= _DEDUP_JACCARD)
+            return (min(len(ga), len(gb)) >= C.DEDUP_JACCARD * max(len(ga), len(gb))
+                    and _jaccard(ga, gb) >= C.DEDUP_JACCARD)
 
         for cid in ordered[:limit]:
             keys = _sampled_grams(_squash(self._chunks[cid].text))
@@ -832,7 +682,7 @@ def _pool(queries: list[_Query]) -> dict[str, float]:
         # weaker evidence than the question's own
         own = set(q.ranked[:1]) if q.role != "main" else set()
         for cid, s in q.fused.items():
-            v = s / top * discount * (1.0 if q.role == "main" or cid in own else _SIDE_HITS)
+            v = s / top * discount * (1.0 if q.role == "main" or cid in own else C.SIDE_HITS)
             if v > pool.get(cid, -1.0):
                 pool[cid] = round(v, 6)
     return pool
@@ -846,7 +696,7 @@ def _strength(queries: list[_Query]) -> dict[str, float]:
         for name, scores in q.legs.items():
             if name == "graph" or not scores:
                 continue
-            norm = _minmax(scores, zero_floor=name == "bm25")
+            norm = minmax(scores, zero_floor=name == "bm25")
             for cid, v in norm.items():
                 if v > out.get(cid, -1.0):
                     out[cid] = v
@@ -868,7 +718,7 @@ def _hops_needed(rels: Sequence[str], question: str = "") -> int:
     "uncle", "in-law" chain two), or one per nested clause ("the state where the performer of
     X died" -> 2), whichever is larger."""
     by_rel = sum(2 if r in multihop.CHAINED_RELATIONS else 1 for r in rels)
-    nested = len(_RE_NESTED.findall(re.sub(r"^\s*\w+", "", question)))  # not the opening wh-word
+    nested = len(C.RE_NESTED.findall(re.sub(r"^\s*\w+", "", question)))  # not the opening wh-word
     return max(by_rel, min(nested, 3))
 
 

@@ -8,7 +8,7 @@ from __future__ import annotations
 import datetime as dt
 import re
 
-from agentic_rag.numerals import cn_to_int
+from agentic_rag.text.numerals import cn_to_int
 
 _CN_Y = "〇零一二三四五六七八九○Ｏ"
 _CN_MD = "一二三四五六七八九十"

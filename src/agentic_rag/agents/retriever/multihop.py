@@ -25,7 +25,8 @@ import unicodedata
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
-from agentic_rag.agents.router import extract_names
+from agentic_rag.text.names import extract_names
+from agentic_rag.text.stopwords import HOP_EN
 from agentic_rag.types import Chunk
 
 __all__ = ["decompose", "relations", "bridge_entities", "coverage", "Coverage", "title_matches",
@@ -274,11 +275,6 @@ def bridge_entities(question: str, chunk: Chunk, known: Iterable[str] = (), limi
     return [n for n, _ in sorted(scored.items(), key=lambda kv: -kv[1])][:limit]
 
 
-_EN_STOP = frozenset("""a an the of to in on at for by with from as into about than and or but if is are
-was were be been being do does did have has had it its this that these those there which who whom
-whose what when where why how not no so such can could shall should will would may might must also
-any all each other some both same first last most more less many much one two three name
-named called known located based""".split())
 
 
 def content_words(question: str, known: Iterable[str] = ()) -> list[str]:
@@ -286,7 +282,7 @@ def content_words(question: str, known: Iterable[str] = ()) -> list[str]:
     known_l = {k.casefold() for k in known}
     words = []
     for w in re.findall(r"[a-z][a-z\-]{3,}", question.lower()):
-        if w in _EN_STOP or any(w in k for k in known_l):
+        if w in HOP_EN or any(w in k for k in known_l):
             continue
         words.append(w)
     return _unique(words)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agentic_rag.agents.quantities import (
+from agentic_rag.text.quantities import (
     comparable,
     extract_quantities,
     parse_number,

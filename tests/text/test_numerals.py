@@ -2,7 +2,7 @@
 
 import pytest
 
-from agentic_rag.numerals import cn_to_int, int_to_cn, normalize_digits
+from agentic_rag.text.numerals import cn_to_int, int_to_cn, normalize_digits
 
 
 @pytest.mark.parametrize(("text", "value"), [

@@ -22,8 +22,9 @@ from typing import TYPE_CHECKING, Literal
 
 from pydantic import BaseModel, Field
 
-from agentic_rag import prompts
 from agentic_rag.models.llm import LLM, LLMFallback, structured
+from agentic_rag.runtime import prompts
+from agentic_rag.text.stopwords import SCAFFOLD
 from agentic_rag.types import Answer, AnswerSentence, Citation, Evidence, RouteDecision
 
 if TYPE_CHECKING:  # the runtime imports this module; only the type is needed here
@@ -35,10 +36,6 @@ _CHITCHAT = re.compile(
     r"hi|hello|hey|thanks|thank you|bye|goodbye|good (morning|afternoon|evening)|ok|okay|who are you)"
     r"[\s!！。.,，?？~～啊呀呢吧]*$", re.I)
 
-# Question scaffolding that says nothing about the documents; kept out of coverage.
-_QUESTION_WORDS = frozenset(
-    "多少 几 几个 多久 哪里 哪儿 哪 规定 怎么办 怎么样 如何 是什么 有哪些 吗 呢 请问 可以 能 "
-    "what which how much many long when where who whom does do rule rules".split())
 
 _NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _MARKER = re.compile(r"\[\d+\]")  # the Reasoner's citation markers: "...80%[1]"
@@ -85,11 +82,11 @@ class Sufficiency(BaseModel):
 
 def key_terms(text: str) -> list[str]:
     """Content terms of a question: tokens minus single CJK characters and question words."""
-    from agentic_rag.tokenizer import tokenize
+    from agentic_rag.text.tokenize import tokenize
 
     seen: dict[str, None] = {}
     for tok in tokenize(text):
-        if tok in _QUESTION_WORDS or (len(tok) == 1 and not tok.isdigit()):
+        if tok in SCAFFOLD or (len(tok) == 1 and not tok.isdigit()):
             continue
         seen.setdefault(tok, None)
     return list(seen)
@@ -110,8 +107,8 @@ def sentence_supported(sentence: str, cited: Sequence[Evidence]) -> bool:
     (digits normalized, Chinese numerals read), and at least half its content terms do."""
     if not cited:
         return False
-    from agentic_rag.numerals import normalize_digits
-    from agentic_rag.tokenizer import tokenize
+    from agentic_rag.text.numerals import normalize_digits
+    from agentic_rag.text.tokenize import tokenize
 
     body = normalize_digits(_text_of(cited))
     body_numbers = set(_NUMBER.findall(body)) | _cn_numbers(body)
@@ -130,7 +127,7 @@ _CN_NUM = re.compile(r"[零〇一二两三四五六七八九十百千万]+")
 
 
 def _cn_numbers(text: str) -> set[str]:
-    from agentic_rag.numerals import cn_to_int
+    from agentic_rag.text.numerals import cn_to_int
 
     out = set()
     for m in _CN_NUM.findall(text):
@@ -364,7 +361,7 @@ def sufficiency_rules(route: RouteDecision, evidence: Sequence[Evidence]) -> Suf
     if not evidence:
         return Sufficiency(coverage=1, timeliness=1, authority=1, verdict="INSUFFICIENT",
                            missing=(_anchors(route) or key_terms(route.question) or [route.question])[0])
-    from agentic_rag.tokenizer import tokenize
+    from agentic_rag.text.tokenize import tokenize
 
     top = list(evidence)[:8]
     body_terms = set(tokenize(_text_of(top)))

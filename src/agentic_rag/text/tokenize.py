@@ -33,13 +33,16 @@ from collections.abc import Iterable
 from pathlib import Path
 
 #: Changes whenever the tokenizer's output for the same text would change.
+from agentic_rag.text.language import CJK_CHARS
+from agentic_rag.text.stopwords import INDEX_EN, INDEX_ZH
+
 TOKENIZER_ID = "jieba-search-nohmm+snowball-en/2"
 
 # HMM guesses out-of-vocabulary words (mostly names). It costs ~30% throughput at ingest and an
 # unknown name split into single characters still matches itself as a sequence of unigrams.
 _HMM = False
 
-_CJK = "\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff"
+_CJK = CJK_CHARS
 # One pass over the text: CJK runs, latin words (with inner apostrophes), numbers with decimals
 # or version dots. Everything else (punctuation, symbols, whitespace) separates tokens.
 _RUN = re.compile(rf"([{_CJK}]+)|([a-z]+(?:'[a-z]+)*)|([0-9]+(?:\.[0-9]+)*)")
@@ -51,19 +54,6 @@ _LATIN_CHAR = re.compile(r"[A-Za-z]")
 _FULLWIDTH = {cp: cp - 0xFEE0 for cp in range(0xFF01, 0xFF5F)}
 _FULLWIDTH[0x3000] = 0x20
 
-ZH_STOPWORDS = frozenset(
-    "的 了 和 与 及 或 是 在 也 等 为 以 之 其 而 被 把 这 那 就 都 着 个 并 从 向 于 则 即 但 若 "
-    "所 将 已 吗 呢 吧 啊 呀 么 哪 谁 什么 怎么 怎样 如何 哪些 哪个 是否 是不是 有没有 请问 一下 "
-    "我 你 他 她 它 我们 你们 他们 她们 它们 该 此 这个 那个 这些 那些 以及 或者 并且 而且 因为 所以 "
-    "如果 虽然 但是 可以 能否 需要 要 会 有 没有".split()
-)
-EN_STOPWORDS = frozenset(
-    "a an the of to in on at for by with from as into onto about than then and or nor but if "
-    "is are was were be been being am do does did done have has had having it its it's this "
-    "that these those there here which who whom whose what when where why how i me my we our "
-    "you your he him his she her they them their not no so such can could shall should will "
-    "would may might must also any all each other some".split()
-)
 
 _lock = threading.Lock()
 _state: dict[str, object] = {}
@@ -258,7 +248,7 @@ def _han_tokens(run: str) -> tuple[str, ...]:
     got = _RUN_CACHE.get(run)
     if got is not None:
         return got
-    got = tuple(_search_mode(cut(run), _dictionary().get, ZH_STOPWORDS))
+    got = tuple(_search_mode(cut(run), _dictionary().get, INDEX_ZH))
     if len(_RUN_CACHE) >= _RUN_CACHE_MAX:
         _RUN_CACHE.clear()
     _RUN_CACHE[run] = got
@@ -305,21 +295,6 @@ def _stemmer():
     return stem
 
 
-def detect_language(text: str) -> str:
-    """``"zh"`` when CJK characters make up at least 30% of the text's content, else ``"en"``.
-
-    Chinese text mixed with English product names or citations stays ``"zh"``; an English text
-    quoting a few Chinese terms stays ``"en"``.
-    """
-    sample = text[:4000]
-    cjk = len(_CJK_CHAR.findall(sample))
-    latin_words = len(re.findall(r"[A-Za-z]+", sample))
-    if cjk == 0:
-        return "en" if latin_words else "zh"
-    # a latin word carries about as much content as two CJK characters
-    return "zh" if cjk >= 0.3 * (cjk + 2 * latin_words) else "en"
-
-
 def tokenize(text: str, lang: str | None = None) -> list[str]:
     """Tokens of ``text`` for BM25: lowercase, jieba for CJK, stemmed English, numbers kept.
 
@@ -331,7 +306,7 @@ def tokenize(text: str, lang: str | None = None) -> list[str]:
     text = text.translate(_FULLWIDTH).lower()
     _dictionary()
     cache = _RUN_CACHE
-    en_stop = EN_STOPWORDS
+    en_stop = INDEX_EN
     out: list[str] = []
     latin: list[str] = []
     latin_at: list[int] = []

@@ -28,7 +28,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from agentic_rag.agents.quantities import extract_quantities
+from agentic_rag.text.quantities import extract_quantities
 
 __all__ = ["Asked", "AnswerType", "analyze", "split_asks", "carries", "new_quantity_kinds", "lists_items", "reads_as_procedure", "CONSTRAINING"]
 
@@ -184,21 +184,21 @@ def split_asks(question: str) -> list[str]:
         pending = ""
         asks: list[str] = []
         for clause in _COMMA.split(sentence):
-            pending = f"{pending}，{clause}" if pending and is_cjk_text(clause) else \
+            pending = f"{pending}，{clause}" if pending and is_cjk(clause) else \
                 (f"{pending}, {clause}" if pending else clause)
             if _ASK_WORD.search(clause):
                 asks.append(pending)
                 pending = ""
         if pending:
             if asks:
-                asks[-1] += ("，" if is_cjk_text(pending) else ", ") + pending
+                asks[-1] += ("，" if is_cjk(pending) else ", ") + pending
             else:
                 asks.append(pending)
         out.extend(asks)
     return out
 
 
-def is_cjk_text(text: str) -> bool:
+def is_cjk(text: str) -> bool:
     return bool(re.search(r"[\u3400-\u9fff]", text))
 _ASK_WORD = re.compile(r"多少|几|多长|多久|什么|哪|谁|怎么|如何|是否|吗|\b(?:how|what|which|who|whom|when|where|why|"
                        r"is|are|does|do|can|may)\b", re.I)
@@ -271,7 +271,7 @@ def carries(answer_type: AnswerType, sentence: str, question: str = "") -> bool:
 @lru_cache(maxsize=16384)
 def _without(sentence: str, question: str) -> str:
     """``sentence`` with the question's own words and numbers blanked out."""
-    from agentic_rag.agents.compose import segment
+    from agentic_rag.text.terms import segment
 
     out = sentence
     for word in sorted({w for w in segment(question) if len(w) >= 2 or w.isdigit()}, key=len, reverse=True):
@@ -331,7 +331,7 @@ def _has_name(sentence: str) -> bool:
     if _NAME_EN.search(sentence.strip()) or re.search(r"[\u3400-\u9fff][·・•][\u3400-\u9fff]|《[^》]+》|“[^”]{2,12}”",
                                                       sentence):
         return True
-    from agentic_rag.agents.compose import segment, word_tag
+    from agentic_rag.text.terms import segment, word_tag
 
     for tok in segment(sentence):
         if len(tok) >= 2 and re.fullmatch(r"[\u3400-\u9fff]+", tok):

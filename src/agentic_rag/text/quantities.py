@@ -22,7 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from functools import lru_cache
 
-from agentic_rag.numerals import CN_NUMERAL_CHARS, cn_to_int, normalize_digits
+from agentic_rag.text.numerals import CN_NUMERAL_CHARS, cn_to_int, normalize_digits
 from agentic_rag.types import Quantity
 
 __all__ = ["extract_quantities", "parse_number", "comparable", "same_value", "quantity_key"]

@@ -6,7 +6,8 @@ import math
 
 import pytest
 
-from agentic_rag.tokenizer import add_terms, detect_language, tokenize
+from agentic_rag.text.language import detect_language
+from agentic_rag.text.tokenize import add_terms, tokenize
 
 
 def test_chinese_is_segmented_into_words_with_search_subwords():
@@ -72,8 +73,8 @@ SENTENCES = [
 def test_segmentation_is_jiebas_over_the_same_dictionary(monkeypatch):
     import jieba
 
-    import agentic_rag.tokenizer as tok
-    from agentic_rag.tokenizer import cut, cut_for_search
+    import agentic_rag.text.tokenize as tok
+    from agentic_rag.text.tokenize import cut, cut_for_search
 
     monkeypatch.setattr(tok, "_state", {})  # the dictionary as shipped, without added terms
     for s in SENTENCES:
@@ -82,7 +83,7 @@ def test_segmentation_is_jiebas_over_the_same_dictionary(monkeypatch):
 
 
 def test_dictionary_cache_is_written_once_then_read_and_a_damaged_one_is_rebuilt(tmp_path, monkeypatch):
-    import agentic_rag.tokenizer as tok
+    import agentic_rag.text.tokenize as tok
 
     dic = tmp_path / "dict.txt"
     dic.write_text("工伤 30 n\n工伤认定 10 n\n认定 50 v\n", encoding="utf-8")
@@ -108,7 +109,7 @@ def test_dictionary_cache_is_written_once_then_read_and_a_damaged_one_is_rebuilt
 
 
 def test_an_unwritable_cache_only_costs_the_build(tmp_path):
-    from agentic_rag.tokenizer import load_dictionary
+    from agentic_rag.text.tokenize import load_dictionary
 
     dic = tmp_path / "dict.txt"
     dic.write_text("工伤 30 n\n", encoding="utf-8")
@@ -119,7 +120,7 @@ def test_an_unwritable_cache_only_costs_the_build(tmp_path):
 
 
 def test_a_bad_dictionary_line_is_reported_with_its_number(tmp_path):
-    from agentic_rag.tokenizer import load_dictionary
+    from agentic_rag.text.tokenize import load_dictionary
 
     dic = tmp_path / "dict.txt"
     dic.write_text("工伤 30 n\n认定 many v\n", encoding="utf-8")

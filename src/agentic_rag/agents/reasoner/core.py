@@ -24,7 +24,7 @@
    sentence of a clause already quoted first), then the clauses and tables the chosen sentences
    defer to ("具体比例详见第十二条", "as shown in the table below") when the evidence holds them.
 4. **Conflicts.** Quantities of relevant sentences are compared across documents by matter
-   (:mod:`~agentic_rag.agents.conflicts`), another document's wording of a chosen sentence
+   (:mod:`~agentic_rag.agents.reasoner.conflicts`), another document's wording of a chosen sentence
    included whatever it scores; the arbitration winner replaces a losing sentence and the
    disagreement is stated with the winner, the loser and the rule that decided. A question about
    which source prevails ("……不一致，以哪个为准") leads with the disputed rule. A sentence that
@@ -44,33 +44,45 @@ import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
-from agentic_rag.agents.compose import (
+from agentic_rag.agents.overrides import OverrideRule, load_overrides
+from agentic_rag.agents.reasoner.compose import (
     RULE_WORDS,
     STATE_WORDS,
-    STOP_EN,
-    STOP_ZH,
     TOPIC_WORDS,
-    Term,
-    TextCover,
-    check_sentence,
-    content_terms,
-    is_heading,
-    is_nounish,
     is_rule_text,
-    label_length,
     render,
-    segment,
+)
+from agentic_rag.agents.reasoner.conflicts import (
+    Arbiter,
+    Decision,
+    Fact,
+    aligned_conflicts,
+    facts_of,
+    find_conflicts,
+)
+from agentic_rag.agents.reasoner.factcheck import check_sentence
+from agentic_rag.agents.reasoner.question import (
+    Asked,
+    analyze,
+    carries,
+    lists_items,
+    new_quantity_kinds,
+    reads_as_procedure,
+    split_asks,
+)
+from agentic_rag.agents.reasoner.scoring import Signals, dense_signal, evidence_score
+from agentic_rag.agents.vocabulary import TextCover, Vocabulary, packaged_vocabulary
+from agentic_rag.config import ReasonerSettings
+from agentic_rag.text.numerals import cn_to_int
+from agentic_rag.text.quantities import extract_quantities, same_value
+from agentic_rag.text.sentences import (
+    is_heading,
+    label_length,
     split_sentences,
     strip_label,
 )
-from agentic_rag.agents.conflicts import Arbiter, Decision, Fact, aligned_conflicts, facts_of, find_conflicts
-from agentic_rag.agents.overrides import OverrideRule, load_overrides
-from agentic_rag.agents.quantities import extract_quantities, same_value
-from agentic_rag.agents.vocabulary import Vocabulary, packaged_vocabulary
-from agentic_rag.agents.question import Asked, analyze, carries, new_quantity_kinds, lists_items, reads_as_procedure, split_asks
-from agentic_rag.agents.scoring import Signals, dense_signal, evidence_score
-from agentic_rag.config import ReasonerSettings
-from agentic_rag.numerals import cn_to_int
+from agentic_rag.text.stopwords import GAP_ZH, QUESTION_EN, QUESTION_ZH
+from agentic_rag.text.terms import Term, content_terms, is_nounish, segment
 from agentic_rag.types import (
     Answer,
     AnswerSentence,
@@ -103,7 +115,6 @@ _SPLIT_CACHE = 4096
 _CONDITION_FACTOR = 0.8
 
 #: words that end a gap phrase: degree words and filler around the missing subject
-_GAP_STOP = frozenset("最高 最低 最多 最少 一般 目前 现在 最新 现行 具体 规定 标准 要求".split())
 _REF = re.compile(
     r"(?P<cue>详见|参见|参照|见|依照|按照|依据|根据|按|适用|执行)?\s*(?:本(?:办法|规定|制度|通知|条例|细则))?"
     r"(?:《(?P<title>[^》]{2,80})》)?第(?P<no>[一二三四五六七八九十百零〇\d]+)条(?:之(?P<sub>[一二三四五六七八九十]+))?"
@@ -456,7 +467,7 @@ class Reasoner:
 
     def _score(self, s: _Sentence, terms: Sequence[Term], plan: _Plan, wants: Asked,
                focus: frozenset[str] = frozenset()) -> float:
-        """The evidence score (:func:`~agentic_rag.agents.scoring.evidence_score`) of a sentence
+        """The evidence score (:func:`~agentic_rag.agents.reasoner.scoring.evidence_score`) of a sentence
         for the question words ``terms`` (the words of a listed item a part asks about count
         double) and the answer ``wants``."""
         return evidence_score(self._signals(s, terms, plan, wants, focus), self.settings.weights, s.factor)
@@ -729,7 +740,7 @@ class Reasoner:
         for tok in tokens + [""]:
             low = tok.lower()
             content = bool(tok) and not re.fullmatch(r"[\d.,]+", tok) and \
-                low not in STOP_EN and tok not in STOP_ZH and tok not in _GAP_STOP and len(tok) >= 2
+                low not in QUESTION_EN and tok not in QUESTION_ZH and tok not in GAP_ZH and len(tok) >= 2
             if content:
                 run.append(tok)
             elif run:
@@ -797,7 +808,7 @@ def _unknown_pairs(question: str) -> list[str]:
     pairs = []
     for a, b in zip(tokens, tokens[1:]):
         if len(a) == 1 and len(b) == 1 and re.fullmatch(r"[\u3400-\u9fff]{2}", a + b) \
-                and a not in STOP_ZH and b not in STOP_ZH:
+                and a not in QUESTION_ZH and b not in QUESTION_ZH:
             pairs.append(a + b)
     return pairs
 
@@ -884,7 +895,7 @@ def _bigram_share(question: frozenset[str], sentence: str) -> float:
 def _language(question: str, route: RouteDecision) -> str:
     if route.language in ("zh", "en"):
         return route.language
-    from agentic_rag.tokenizer import detect_language
+    from agentic_rag.text.language import detect_language
 
     return detect_language(question)
 

@@ -35,20 +35,13 @@ import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 
-from agentic_rag.agents.compose import (
-    STOP_EN,
-    STOP_ZH,
-    atoms,
-    is_nounish,
-    segment,
-    stem,
-    strip_label,
-    synonyms,
-    word_tag,
-)
 from agentic_rag.agents.overrides import OverrideRule, clause_matches
-from agentic_rag.agents.quantities import comparable, extract_quantities, quantity_key
-from agentic_rag.numerals import normalize_digits
+from agentic_rag.agents.vocabulary import synonyms
+from agentic_rag.text.numerals import normalize_digits
+from agentic_rag.text.quantities import comparable, extract_quantities, quantity_key
+from agentic_rag.text.sentences import strip_label
+from agentic_rag.text.stopwords import NOT_MATTER, QUESTION_EN, QUESTION_ZH
+from agentic_rag.text.terms import atoms, is_nounish, segment, stem, word_tag
 from agentic_rag.types import Chunk, Conflict, ConflictValue, Quantity, RouteDecision
 
 __all__ = [
@@ -62,14 +55,6 @@ DEFAULT_AUTHORITY_WEIGHTS: dict[str, float] = {
     "unknown": 0.5,
 }
 
-# words around a quantity that describe the change or the bound, not the matter itself
-_NOT_MATTER = frozenset(
-    "调整 提高 降低 提升 下调 上调 增加 减少 改为 变更 修改 达到 不超过 不低于 超过 低于 高于 最高 最低 "
-    "以上 以下 以内 之内 原 现 新 旧 统一 执行 规定 应 应当 需 需要 可 可以 按 按照 给予 予以 "
-    "确定 明确 起 止 自 至 为 是 由 从 不得 须 必须 一律 相应 分别 其中 年度 每年 每次 每月 "
-    "per cent percent up to at least at most no more than less increase increased reduce reduced "
-    "raise raised change changed set shall must may be will".split()
-)
 _SEGMENT_END = re.compile(r"[，,；;：:（）()“”\"]")
 
 
@@ -91,12 +76,12 @@ def matter_terms(text: str) -> tuple[str, ...]:
     out: list[str] = []
     for tok in segment(text):
         low = tok.lower()
-        if re.fullmatch(r"[\d.,]+", low) or low in STOP_EN or tok in STOP_ZH or tok in _NOT_MATTER:
+        if re.fullmatch(r"[\d.,]+", low) or low in QUESTION_EN or tok in QUESTION_ZH or tok in NOT_MATTER:
             continue
         if re.fullmatch(r"[\u3400-\u9fff]", tok) or re.fullmatch(r"第?[一二三四五六七八九十百零〇两]+[条款项章节]?", tok):
             continue
         for a in atoms(tok) if re.match(r"[\u3400-\u9fff]", tok) else (stem(low),):
-            if a not in _NOT_MATTER and a not in out and not re.fullmatch(r"[一二三四五六七八九十百零〇两第条]+", a):
+            if a not in NOT_MATTER and a not in out and not re.fullmatch(r"[一二三四五六七八九十百零〇两第条]+", a):
                 out.append(a)
     return tuple(out)
 
@@ -377,7 +362,7 @@ def _is_content(tok: str) -> bool:
     low = tok.lower()
     if re.fullmatch(r"\W", tok):
         return False
-    return not (low in STOP_EN or tok in STOP_ZH)
+    return not (low in QUESTION_EN or tok in QUESTION_ZH)
 
 
 def _is_value(text: str, words: Sequence[str]) -> bool:
@@ -387,7 +372,7 @@ def _is_value(text: str, words: Sequence[str]) -> bool:
         return not _is_year(text)
     if re.search(r"[\u3400-\u9fff]", text):
         cjk = [w for w in words if re.match(r"[\u3400-\u9fff]", w)]
-        if not cjk or any(w in STOP_ZH for w in cjk):
+        if not cjk or any(w in QUESTION_ZH for w in cjk):
             return False
         tags = [word_tag(w) for w in cjk]
         if any(len(w) >= 2 and t is not None and t.startswith("v") and not t.startswith("vn")
@@ -399,7 +384,7 @@ def _is_value(text: str, words: Sequence[str]) -> bool:
     names = [w for w in words if re.match(f"[{_LATIN}]", w)]
     if not names or any(w.lower() not in _NAME_LINKS and not w[0].isupper() for w in names):
         return False
-    return any(w[0].isupper() and w.lower() not in STOP_EN for w in names)
+    return any(w[0].isupper() and w.lower() not in QUESTION_EN for w in names)
 
 
 def _is_year(text: str) -> bool:

@@ -1,0 +1,50 @@
+"""The one fact-check: every number and key term of an answer sentence must be in what it cites."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Sequence
+
+from agentic_rag.agents.reasoner.compose import strip_templates
+from agentic_rag.agents.vocabulary import TextCover
+from agentic_rag.text.numerals import normalize_digits
+from agentic_rag.text.quantities import extract_quantities, quantity_key
+from agentic_rag.text.terms import content_terms
+
+__all__ = ["check_sentence"]
+
+_MARKERS = re.compile(r"\[\d+\]")
+
+
+def check_sentence(sentence: str, cited_texts: Sequence[str],
+                   cited_meta: Iterable[str] = ()) -> list[str]:
+    """What in ``sentence`` its citations do not support: numbers (compared as normalized
+    quantities, so 百分之九十 is supported by 90%) and key terms. ``cited_meta`` (titles,
+    clause labels, dates) may support document names and years but not the facts themselves.
+
+    Returns the unsupported items; an empty list means the sentence is supported.
+    """
+    body = strip_templates(_MARKERS.sub("", sentence))
+    evidence = "\n".join(cited_texts)
+    meta = "\n".join(cited_meta)
+    have = {quantity_key(q) for q in extract_quantities(evidence)}
+    have_meta = {quantity_key(q) for q in extract_quantities(meta)}
+    missing: list[str] = []
+    for q in extract_quantities(body):
+        key = quantity_key(q)
+        if key in have or (q.kind == "date" and key in have_meta):
+            continue
+        missing.append(q.raw)
+    stated = extract_quantities(body)
+    taken = "".join(q.raw for q in stated)
+    plain = TextCover(evidence + "\n" + meta)
+    words = body
+    for q in stated:
+        words = words.replace(q.raw, " ")
+    for num in re.findall(r"\d+(?:\.\d+)?", normalize_digits(body)):
+        if num not in normalize_digits(taken) and num not in plain.text:
+            missing.append(num)
+    for term in content_terms(words):
+        if not plain.covers(term):
+            missing.append(term.text)
+    return missing

@@ -1,0 +1,96 @@
+"""Proper names in English text (capitalized runs with connectors such as "of") and quoted
+titles: the Router's entity slots and the multi-hop bridge entities.
+
+    >>> extract_names("When did Lothair II's mother die?")
+    ['Lothair II']
+"""
+
+from __future__ import annotations
+
+import re
+
+from agentic_rag.text.stopwords import NAME_DROP_EN
+
+__all__ = ["QUOTED", "extract_names"]
+
+# English proper names: capitalized words, joined by a few lowercase connectors ("of", "de", ...)
+# a name word: initials ("J. R."), a few abbreviations ("St."), a capitalized word, or a number;
+# a sentence-final period never belongs to the name ("... Gurinder Chadha. The film")
+_NAME_WORD = (r"(?:[A-Z]\.(?:\s?[A-Z]\.)*|(?:St|Jr|Sr|Dr|Mr|Mrs|Ms|Mt|Ft|Co|Inc)\.|[A-Z][\w'’\-]*"
+              r"|\d+(?:st|nd|rd|th)?)")
+# "and" is not a connector: "Are A and B both ..." must give two names
+_CONNECT = (r"(?:of|the|de|da|del|della|di|du|des|la|le|van|von|der|den|y|&|for|in|on|to|a|mac|ibn|bin|"
+            r"bint|al|el|zu|dos|das|do|ter|ten|op|af|av)")
+# words join by spaces, connectors, or ": " (subtitles: "Wrong Turn 5: Bloodlines"); a trailing
+# parenthesized qualifier stays with the name ("Illusions (1982 Film)", "Come Dance With Me (Song)")
+_CAP_WORD = r"(?:[A-Z]\.(?:\s?[A-Z]\.)*|[A-Z][\w'’\-]*)"
+# after a connector only a capitalized word may follow ("Nina Berg in 1990" is no name)
+_RE_NAME = re.compile(rf"(?<![\w'])(?:{_NAME_WORD})"
+                      rf"(?:\s+(?:{_CONNECT}\s+)+{_CAP_WORD}|(?:\s+|:\s+)(?:{_NAME_WORD}))*"
+                      r"(?:\s\((?=[^()]*[A-Za-z])(?:[A-Z0-9][^()]{0,38})\))?")
+# "Beatrice I, Countess of Burgundy", "Frederick I, Holy Roman Emperor": a title after a comma
+_RE_STYLED = re.compile(r",\s(?:[A-Z][\w'’\-]*\s){0,3}(?:of|von|de)\s(?:the\s)?[A-Z][\w'’\-]*(?:\s[A-Z][\w'’\-]*)?")
+_RE_REGNAL = re.compile(r",\s[A-Z][\w'’\-]*(?:\s[A-Z][\w'’\-]*){0,2}")
+_ALWAYS_DROP = frozenset({"according", "please"})
+QUOTED = re.compile(r"[\"“]([^\"”]{2,80})[\"”]|《([^》]{1,60})》")
+
+
+_MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
+           "october", "november", "december")
+#: nationality adjectives are capitalized but name no entity ("an American actress")
+_RE_DEMONYM = re.compile(r"(?:[A-Z][a-z]+(?:ian|ese|ish|ean))|American|German|Korean|Mexican|"
+                         r"African|Cuban|Roman|Dutch|French|Greek|Thai|Swiss|Welsh|Scots|Czech|Kenyan|"
+                         r"Moroccan|Sri Lankan|Puerto Rican|Chilean|Peruvian|Serbian|Slovak|Croat")
+
+
+def _not_a_name(span: str) -> bool:
+    words = span.split()
+    if words[0].lower() in _MONTHS and (len(words) == 1 or words[1][:1].isdigit()):
+        return True
+    return len(words) <= 2 and all(_RE_DEMONYM.fullmatch(w) for w in words)
+
+
+def extract_names(text: str) -> list[str]:
+    """Proper-name spans of English text (capitalized runs with connectors such as "of") and
+    quoted titles, longest first, question words stripped: used as entity slots and by multi-hop.
+
+    >>> extract_names("When did Lothair II's mother die?")
+    ['Lothair II']
+    """
+    names: list[str] = []
+    for m in QUOTED.finditer(text):
+        quoted = (m.group(1) or m.group(2)).strip()
+        # a quoted title starts like one; a quoted remark ("the worst mistake ...") does not
+        if m.group(2) or quoted[:1].isupper() or quoted[:1].isdigit():
+            names.append(quoted)
+    consumed = 0  # end of a styled name ("X, Countess of Y") already taken whole
+    for m in _RE_NAME.finditer(text):
+        if m.start() < consumed:
+            continue
+        words = m.group(0).split()
+        # drop leading question words / determiners at a sentence start ("Are A and B ...",
+        # "The film ..."); mid-sentence they belong to a title ("song When The Stars Go Blue")
+        before = text[:m.start()].rstrip()
+        at_start = not before or before[-1] in ".!?:;\"“(\n"
+        while words and (at_start or words[0].lower() in _ALWAYS_DROP) \
+                and (words[0].lower().strip("'’") in NAME_DROP_EN
+                     or re.fullmatch(r"[A-Z][a-z]{3,}(?:ed|ing|ly)", words[0])):
+            # a sentence opening with a participle or adverb ("Founded in 1930", "Situated in")
+            words = words[1:]
+        while words and not words[0][:1].isupper():  # a name starts capitalized
+            words = words[1:]
+        while words and re.fullmatch(_CONNECT, words[-1]):
+            words = words[:-1]
+        if not words:
+            continue
+        span = " ".join(words)
+        styled = _RE_STYLED.match(text, m.end()) or (
+            _RE_REGNAL.match(text, m.end()) if re.fullmatch(r"[IVX]{1,4}", words[-1]) else None)
+        if styled and not re.search(r"(?:'s|’s)$", span):
+            span += styled.group(0)
+            consumed = styled.end()
+        span = re.sub(r"(?:'s|’s|'|’)$", "", span).rstrip(".,")
+        if len(span) < 2 or not span[0].isupper() or _not_a_name(span):
+            continue
+        names.append(span)
+    return list(dict.fromkeys(n for n in names if n))

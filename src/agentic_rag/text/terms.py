@@ -1,0 +1,166 @@
+"""Terms: what a text is about, word by word, in Chinese (jieba's dictionary, which the ingest
+step extends with the corpus's own defined terms) and English (Snowball stems).
+
+- :func:`content_terms` — the subject-matter words of a question, without question words and filler
+- :func:`segment`, :func:`atoms` — ordered tokens; the smallest dictionary words inside a word
+- :func:`word_tag`, :func:`is_nounish` — jieba's part of speech: things vs actions
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from functools import lru_cache
+
+import Stemmer
+
+from agentic_rag.text.numerals import normalize_digits
+from agentic_rag.text.stopwords import QUESTION_EN, QUESTION_ZH, SOFT_EN, SOFT_ZH
+from agentic_rag.text.tokenize import cut, cut_for_search, dictionary_path
+
+__all__ = ["Term", "atoms", "content_terms", "is_nounish", "norm", "segment", "stem", "word_tag"]
+
+_CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+")
+_TOKEN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+|[A-Za-z]+(?:'[A-Za-z]+)?|\d+(?:[.,]\d+)*")
+_STEMMER = Stemmer.Stemmer("english")
+
+
+def stem(word: str) -> str:
+    """The English Snowball stem of a lowercase word ("reimbursed" -> "reimburs")."""
+    return _STEMMER.stemWord(word)
+
+
+@lru_cache(maxsize=65536)
+def norm(text: str) -> str:
+    return normalize_digits(text).lower()
+
+
+@dataclass(frozen=True)
+class Term:
+    """A content word of a question: ``text`` as written, ``key`` used for matching (a stem for
+    English), ``soft`` for generic rule words that rank but do not decide coverage, ``alts`` the
+    words the vocabulary says mean the same (empty: the packaged synonyms)."""
+
+    text: str
+    key: str
+    soft: bool = False
+    cjk: bool = True
+    alts: tuple[str, ...] = ()
+
+
+def _merge_unknown(words: list[str]) -> list[str]:
+    """Three or more single characters in a row are an unknown name (他克莫司 -> 他/克/莫/司
+    without HMM): keep them as one word. Two are usually colloquial fragments (先办, 能领)."""
+    out: list[str] = []
+    run: list[str] = []
+    for w in words + [""]:
+        if len(w) == 1 and w not in QUESTION_ZH:
+            run.append(w)
+            continue
+        if len(run) >= 3:
+            out.append("".join(run))
+        else:
+            out.extend(run)
+        run = []
+        if w:
+            out.append(w)
+    return out
+
+
+def segment(text: str) -> list[str]:
+    """Ordered tokens: jieba's precise mode for Chinese runs, words and numbers otherwise."""
+    return list(_segment(text))
+
+
+@lru_cache(maxsize=8192)
+def _segment(text: str) -> tuple[str, ...]:
+    out: list[str] = []
+    for m in _TOKEN.finditer(normalize_digits(text)):
+        tok = m.group(0)
+        if _CJK_RUN.fullmatch(tok):
+            # no HMM: an unknown colloquial run (先办, 能领) falls apart into single characters,
+            # which are not terms, instead of becoming a made-up word nobody's text contains
+            out.extend(_merge_unknown(cut(tok)))
+        else:
+            out.append(tok)
+    return tuple(out)
+
+
+@lru_cache(maxsize=4096)
+def atoms(word: str) -> tuple[str, ...]:
+    """The smallest dictionary words (2+ characters) inside a Chinese word: 住院费用 -> 住院, 费用.
+
+    Two sources that segment the same phrase differently still share atoms."""
+    if not _CJK_RUN.fullmatch(word) or len(word) <= 2:
+        return (word,)
+    parts = [p for p in cut_for_search(word) if len(p) >= 2 and p != word]
+    smallest = [p for p in parts if not any(q != p and q in p for q in parts)]
+    if not smallest:
+        return (word,)
+    # keep the characters the sub-words do not cover (住院 + 费 would lose 费 otherwise)
+    covered = "".join(smallest)
+    if len(set(word) - set(covered)) > 0:
+        return (word,)
+    return tuple(dict.fromkeys(smallest))
+
+
+_NOUN_TAGS = ("n", "vn", "j", "l", "i", "eng", "nz", "s")
+
+
+@lru_cache(maxsize=1)
+def _jieba_dictionary() -> bytes:
+    """jieba's dictionary file as bytes (read once; searched, never parsed whole — parsing its
+    350,000 lines would cost more than the answers it helps)."""
+    try:
+        return b"\n" + dictionary_path().read_bytes()
+    except (OSError, ModuleNotFoundError):
+        return b""
+
+
+@lru_cache(maxsize=8192)
+def word_tag(word: str) -> str | None:
+    """jieba's part-of-speech tag of a dictionary word (``None`` for words it does not list)."""
+    data = _jieba_dictionary()
+    at = data.find(b"\n" + word.encode("utf-8") + b" ")
+    if at < 0:
+        return None
+    end = data.find(b"\n", at + 1)
+    parts = data[at + 1:end].decode("utf-8", "replace").split(" ")
+    return parts[2].strip() if len(parts) == 3 else None
+
+
+def is_nounish(word: str) -> bool:
+    """Whether a Chinese word names a thing (公积金, 个人账户, 补贴) rather than an action, a
+    manner or a place word (提交, 看病, 外面): what a question is *about* is a thing, and a
+    document that lacks the thing cannot answer it, while verbs are often just phrased
+    differently (提交 vs 提出). Words outside the dictionary count as things."""
+    tag = word_tag(word)
+    return tag is None or tag.startswith(_NOUN_TAGS)
+
+
+_CN_NUMBER_WORD = re.compile(r"第?[零〇一二两三四五六七八九十百千万亿几半]+[个项次名人年月日天周倍条款章节]?")
+
+
+def content_terms(text: str) -> list[Term]:
+    """The subject-matter words of ``text`` in order, without stopwords, numbers, single Chinese
+    characters and duplicates."""
+    seen: set[str] = set()
+    terms: list[Term] = []
+    for tok in segment(text):
+        low = tok.lower()
+        if re.fullmatch(r"[\d.,]+", low):
+            continue
+        if _CJK_RUN.fullmatch(tok):
+            if len(tok) < 2 or tok in QUESTION_ZH or _CN_NUMBER_WORD.fullmatch(tok):
+                continue
+            key, soft, cjk = tok, tok in SOFT_ZH, True
+        else:
+            if low in QUESTION_EN or len(low) < 2:
+                continue
+            key, cjk = _STEMMER.stemWord(low), False
+            soft = key in SOFT_EN
+        if key in seen:
+            continue
+        seen.add(key)
+        terms.append(Term(tok, key, soft, cjk))
+    return terms
