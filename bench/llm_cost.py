@@ -28,7 +28,7 @@ from pathlib import Path
 from pydantic import BaseModel
 
 from agentic_rag import Engine, Settings
-from agentic_rag.runtime.gates import key_terms
+from agentic_rag.agents.sufficiency import key_terms
 from agentic_rag.models.llm import LLM, LLMFallback, MeteredLLM, ScriptedLLM, structured
 from agentic_rag.runtime import AgentRuntime, Session
 from agentic_rag.types import Evidence

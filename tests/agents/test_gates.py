@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 
-from agentic_rag.runtime.gates import sufficiency_rules
+from agentic_rag.agents.sufficiency import sufficiency_rules
 from agentic_rag.types import Chunk, Evidence, RouteDecision, Slots
 
 

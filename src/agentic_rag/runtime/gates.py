@@ -18,13 +18,13 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING
 
-from pydantic import BaseModel, Field
 
 from agentic_rag.models.llm import LLM, LLMFallback, structured
 from agentic_rag.runtime import prompts
-from agentic_rag.text.stopwords import SCAFFOLD
+from agentic_rag.agents.reasoner.factcheck import sentence_supported
+from agentic_rag.agents.sufficiency import Sufficiency, anchors, key_terms, sufficiency_rules
 from agentic_rag.types import Answer, AnswerSentence, Citation, Evidence, RouteDecision
 
 if TYPE_CHECKING:  # the runtime imports this module; only the type is needed here
@@ -37,104 +37,7 @@ _CHITCHAT = re.compile(
     r"[\s!！。.,，?？~～啊呀呢吧]*$", re.I)
 
 
-_NUMBER = re.compile(r"\d+(?:\.\d+)?")
 _MARKER = re.compile(r"\[\d+\]")  # the Reasoner's citation markers: "...80%[1]"
-
-
-class Sufficiency(BaseModel):
-    """The sufficiency gate's verdict, from the LLM or the rules (``source``)."""
-
-    coverage: int = Field(ge=1, le=5)
-    timeliness: int = Field(ge=1, le=5)
-    authority: int = Field(ge=1, le=5)
-    verdict: Literal["SUFFICIENT", "INSUFFICIENT"]
-    missing: str = ""
-    source: Literal["llm", "rules"] = "rules"
-
-    @property
-    def confidence(self) -> float:
-        """The three scores as one 0–1 number (the runtime's sufficiency threshold applies here)."""
-        return round((self.coverage + self.timeliness + self.authority - 3) / 12, 3)
-
-    @property
-    def sufficient(self) -> bool:
-        return self.verdict == "SUFFICIENT"
-
-    def missing_element(self, route: RouteDecision) -> str:
-        """What to look for next: the named missing element, else the weakest dimension (a
-        model may say SUFFICIENT with timeliness 1, which is not sufficient enough to stop)."""
-        if self.missing.strip():
-            return self.missing.strip()
-        zh = route.language == "zh"
-        pinned = [str(y) for y in route.slots.years] or ([route.version] if route.version != "latest" else [])
-        weakest = min(("coverage", self.coverage), ("timeliness", self.timeliness),
-                      ("authority", self.authority), key=lambda kv: kv[1])[0]
-        if weakest == "timeliness":
-            if pinned:
-                return f"{pinned[0]}年版本" if zh else f"the {pinned[0]} version"
-            return "现行有效版本" if zh else "the version in force"
-        if weakest == "authority":
-            return "权威来源" if zh else "an authoritative source"
-        return (key_terms(route.question) or [route.question])[0]
-
-
-# --------------------------------------------------------------------------- term helpers
-
-def key_terms(text: str) -> list[str]:
-    """Content terms of a question: tokens minus single CJK characters and question words."""
-    from agentic_rag.text.tokenize import tokenize
-
-    seen: dict[str, None] = {}
-    for tok in tokenize(text):
-        if tok in SCAFFOLD or (len(tok) == 1 and not tok.isdigit()):
-            continue
-        seen.setdefault(tok, None)
-    return list(seen)
-
-
-def _anchors(route: RouteDecision) -> list[str]:
-    """The slot values a good answer must touch: entities, places, clauses, persons, years."""
-    s = route.slots
-    return [*s.entities, *s.places, *s.clauses, *s.persons, *(str(y) for y in s.years)]
-
-
-def _text_of(evidence: Sequence[Evidence]) -> str:
-    return " ".join(f"{e.chunk.title} {e.chunk.clause or ''} {e.chunk.text}" for e in evidence)
-
-
-def sentence_supported(sentence: str, cited: Sequence[Evidence]) -> bool:
-    """The deterministic fact check: every number in the sentence appears in the cited passages
-    (digits normalized, Chinese numerals read), and at least half its content terms do."""
-    if not cited:
-        return False
-    from agentic_rag.text.numerals import normalize_digits
-    from agentic_rag.text.tokenize import tokenize
-
-    body = normalize_digits(_text_of(cited))
-    body_numbers = set(_NUMBER.findall(body)) | _cn_numbers(body)
-    sent = normalize_digits(_MARKER.sub("", sentence))
-    for num in _NUMBER.findall(sent):
-        if num not in body_numbers:
-            return False
-    terms = key_terms(sent)
-    if not terms:
-        return True
-    body_terms = set(tokenize(body))
-    return sum(t in body_terms for t in terms) / len(terms) >= 0.5
-
-
-_CN_NUM = re.compile(r"[零〇一二两三四五六七八九十百千万]+")
-
-
-def _cn_numbers(text: str) -> set[str]:
-    from agentic_rag.text.numerals import cn_to_int
-
-    out = set()
-    for m in _CN_NUM.findall(text):
-        n = cn_to_int(m)
-        if n is not None:
-            out.add(str(n))
-    return out
 
 
 # --------------------------------------------------------------------------- the gates
@@ -157,7 +60,7 @@ class Gates:
         the rules see no anchor (no entity, place, clause, year) — an anchored question is about
         the documents by construction, so asking would only cost tokens."""
         rules = not bool(_CHITCHAT.match(route.question))
-        if self.llm is None or _anchors(route) or not rules:
+        if self.llm is None or anchors(route) or not rules:
             self.tracer.emit("gate", tool="retrieve_or_not", args={"decision": _decision(rules)},
                              detail="rules")
             return rules
@@ -352,71 +255,6 @@ def plan_rules(route: RouteDecision, *, missing: str = "", already_run: Sequence
     ran = {normalize_query(q) for q in already_run}
     fresh = [q for q in _dedupe(candidates) if normalize_query(q) not in ran]
     return fresh[:3]
-
-
-def sufficiency_rules(route: RouteDecision, evidence: Sequence[Evidence]) -> Sufficiency:
-    """Coverage: share of the question's key terms (slot anchors count twice) found in the
-    evidence. Timeliness: a pinned year must appear in a source's date/version/text; otherwise the
-    top sources must be in force. Authority: body clauses of documents with a named issuer."""
-    if not evidence:
-        return Sufficiency(coverage=1, timeliness=1, authority=1, verdict="INSUFFICIENT",
-                           missing=(_anchors(route) or key_terms(route.question) or [route.question])[0])
-    from agentic_rag.text.tokenize import tokenize
-
-    top = list(evidence)[:8]
-    body_terms = set(tokenize(_text_of(top)))
-    terms = key_terms(route.query or route.question)
-    anchors = [a for a in _anchors(route) if a]
-    years = {str(y) for y in route.slots.years}
-
-    def dated(e: Evidence) -> str:
-        c = e.chunk
-        return f"{c.publish_date or ''} {c.effective_date or ''} {c.version or ''} {c.title} {c.text}"
-
-    weighted: list[tuple[str, int, bool]] = []
-    for a in anchors:
-        if a in years:
-            # a year is met by a source's dates or version: the 2023 version of a regulation
-            # rarely writes "2023" in the clause that answers
-            weighted.append((a, 2, any(a in dated(e) for e in top)))
-            continue
-        toks = key_terms(a) or tokenize(a)
-        weighted.append((a, 2, bool(toks) and all(t in body_terms for t in toks)))
-    for t in terms:
-        weighted.append((t, 1, t in body_terms))
-    total = sum(w for _, w, _ in weighted) or 1
-    covered = sum(w for _, w, ok in weighted if ok)
-    coverage = 1 + round(4 * covered / total) if weighted else 3
-    uncovered = [name for name, _, ok in weighted if not ok]
-
-    pinned = [str(y) for y in route.slots.years] or ([route.version] if route.version != "latest" else [])
-    if pinned:
-        timeliness = 5 if any(any(y in dated(e) for y in pinned) for e in top[:5]) else 2
-    else:
-        statuses = [e.chunk.status for e in top[:3]]
-        timeliness = 5 if all(s == "active" for s in statuses) else (2 if statuses[0] != "active" else 4)
-
-    lead = top[:3]
-    authority = 3
-    if any(e.chunk.authority for e in lead):
-        authority += 1
-    if all(e.chunk.kind in ("body", "table") for e in lead):
-        authority += 1
-    elif all(e.chunk.kind == "footnote" for e in lead):
-        authority -= 1
-
-    sufficient = coverage >= 4 and timeliness >= 3 and authority >= 2
-    missing = ""
-    if not sufficient:
-        if uncovered:
-            missing = uncovered[0]
-        elif timeliness < 3:
-            missing = (f"{pinned[0]}年版本" if pinned else "现行有效版本") if route.language == "zh" else \
-                (f"the {pinned[0]} version" if pinned else "the version in force")
-        else:
-            missing = "权威来源" if route.language == "zh" else "an authoritative source"
-    return Sufficiency(coverage=coverage, timeliness=timeliness, authority=authority,
-                       verdict="SUFFICIENT" if sufficient else "INSUFFICIENT", missing=missing)
 
 
 def verify_rules(answer: Answer, by_id: dict[str, Evidence]) -> list[AnswerSentence]:

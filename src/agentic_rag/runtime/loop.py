@@ -37,8 +37,9 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from agentic_rag.runtime import prompts
-from agentic_rag.runtime.gates import (Gates, Sufficiency, citation_of, compose_text, key_terms,
-                                      normalize_query, plan_rules, sufficiency_rules)
+from agentic_rag.agents.sufficiency import Sufficiency, key_terms, sufficiency_rules
+from agentic_rag.runtime.gates import (Gates, citation_of, compose_text,
+                                      normalize_query, plan_rules)
 from agentic_rag.models.llm import LLM, LLMFallback, MeteredLLM, structured
 from agentic_rag.runtime.memory import QueryRecord, SessionState
 from agentic_rag.runtime.tools import Observation, StructuredQueries, ToolRegistry, builtin_tools

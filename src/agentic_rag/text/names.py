@@ -8,10 +8,13 @@ titles: the Router's entity slots and the multi-hop bridge entities.
 from __future__ import annotations
 
 import re
+import unicodedata
+
+from typing import Any
 
 from agentic_rag.text.stopwords import NAME_DROP_EN
 
-__all__ = ["QUOTED", "extract_names"]
+__all__ = ["QUOTED", "extract_names", "fold", "title_matches", "title_within"]
 
 # English proper names: capitalized words, joined by a few lowercase connectors ("of", "de", ...)
 # a name word: initials ("J. R."), a few abbreviations ("St."), a capitalized word, or a number;
@@ -94,3 +97,29 @@ def extract_names(text: str) -> list[str]:
             continue
         names.append(span)
     return list(dict.fromkeys(n for n in names if n))
+
+
+def title_matches(entity: str, chunk: Any) -> bool:
+    """True when the chunk's document (anything with a ``title``) is *about* the entity: its title is the entity, maybe with
+    a parenthesized qualifier ("Lothair II" ~ "Lothair II (King)"); case-insensitive."""
+    t, e = fold(chunk.title), fold(entity)
+    if not t or not e:
+        return False
+    return (t == e or t.strip("《》") == e
+            or (t.startswith(e) and t[len(e):].lstrip()[:1] in ("(", ",")))
+
+
+def title_within(entity: str, chunk: Any) -> bool:
+    """Looser: the chunk's title (without qualifier) appears as whole words inside the entity
+    ("Queensland Senator Barnaby Joyce" ~ "Barnaby Joyce"). Used for bridge names only."""
+    t = fold(re.sub(r"\s*\(.*\)$", "", chunk.title))
+    e = fold(entity)
+    return len(t) >= 5 and re.search(rf"(?<!\w){re.escape(t)}(?!\w)", e) is not None
+
+
+def fold(s: str) -> str:
+    """Case, apostrophe and accent folding: "Aschenbrödel" ~ "Aschenbrodel" (questions are
+    often typed without diacritics)."""
+    s = unicodedata.normalize("NFKD", s.casefold().replace("’", "'"))
+    s = "".join(ch for ch in s if not unicodedata.combining(ch))
+    return re.sub(r"\s+", " ", s).strip()

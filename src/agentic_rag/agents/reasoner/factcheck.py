@@ -10,8 +10,9 @@ from agentic_rag.agents.vocabulary import TextCover
 from agentic_rag.text.numerals import normalize_digits
 from agentic_rag.text.quantities import extract_quantities, quantity_key
 from agentic_rag.text.terms import content_terms
+from agentic_rag.types import Evidence
 
-__all__ = ["check_sentence"]
+__all__ = ["check_sentence", "sentence_supported"]
 
 _MARKERS = re.compile(r"\[\d+\]")
 
@@ -48,3 +49,14 @@ def check_sentence(sentence: str, cited_texts: Sequence[str],
         if not plain.covers(term):
             missing.append(term.text)
     return missing
+
+
+def sentence_supported(sentence: str, cited: Sequence[Evidence]) -> bool:
+    """Whether the passages ``cited`` support ``sentence`` (:func:`check_sentence` finds nothing
+    missing); titles, clause labels and dates may support names and years. The verification
+    gate's deterministic check, and the test an LLM's rewrite must pass."""
+    if not cited:
+        return False
+    meta = [x for e in cited for x in (e.chunk.title, e.chunk.clause or "",
+                                        str(e.chunk.publish_date or ""), e.chunk.version or "") if x]
+    return not check_sentence(sentence, [e.chunk.text for e in cited], meta)

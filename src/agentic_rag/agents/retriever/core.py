@@ -46,7 +46,9 @@ from agentic_rag.agents.retriever import multihop
 from agentic_rag.agents.retriever.expansion import expand_query
 from agentic_rag.agents.retriever.fusion import fuse_rrf, fuse_weighted, minmax
 from agentic_rag.agents.retriever.legs import BM25Leg, Leg, LegQuery, VectorLeg
+from agentic_rag.agents.sufficiency import coverage
 from agentic_rag.agents.vocabulary import Vocabulary, load_synonyms
+from agentic_rag.text.names import title_matches, title_within
 from agentic_rag.config import RetrievalSettings
 from agentic_rag.types import (
     POSITION_WEIGHTS,
@@ -162,12 +164,12 @@ class Retriever:
             # sufficiency: entities covered, relation bridged?
             top_chunks = self._get([c for c, _ in _top(pool, max(k, 8))])
             bridged = any(q.role == "hop" and q.ranked and
-                          multihop.title_matches(q.entity, self._chunks[q.ranked[0]])
+                          title_matches(q.entity, self._chunks[q.ranked[0]])
                           for q in queries if q.ranked and q.ranked[0] in self._chunks)
             # each relation word may need its own hop ("grandfather" = father's father)
             hops_done = len({q.round for q in queries if q.role == "hop"})
             need_more_hops = needs_bridge and hops_done < max(1, _hops_needed(rels, question))
-            cov = multihop.coverage(entities, top_chunks, needs_bridge, bridged and not need_more_hops)
+            cov = coverage(entities, top_chunks, needs_bridge, bridged and not need_more_hops)
             trace.append(TraceEvent(kind="gate", tool="sufficiency", args={"round": rnd},
                                     detail=("SUFFICIENT" if cov.sufficient else
                                             "INSUFFICIENT: missing " + ", ".join(cov.missing)),
@@ -259,7 +261,7 @@ class Retriever:
         for q in queries:
             if q.round == rnd and q.ranked and q.role != "main":
                 own = [c for c in q.ranked[:5] if c in self._chunks
-                       and multihop.title_matches(q.entity, self._chunks[c])]
+                       and title_matches(q.entity, self._chunks[c])]
                 # the whole page (its first pieces), not only the piece that matched; two pages
                 # when the name is ambiguous ("Scott Howell (footballer)", "(consultant)")
                 for doc in _unique(self._chunks[c].doc_id for c in own)[:2]:
@@ -304,7 +306,7 @@ class Retriever:
             q.fused = self._fuse_one(q.legs, route)
             q.ranked = [c for c, _ in sorted(q.fused.items(), key=lambda kv: (-kv[1], kv[0]))]
             if q.role != "main":  # an entity's own page first: "Lothair II" -> the Lothair II page
-                own = [c for c in q.ranked[:20] if multihop.title_matches(q.entity, self._chunks[c])]
+                own = [c for c in q.ranked[:20] if title_matches(q.entity, self._chunks[c])]
                 q.ranked = own + [c for c in q.ranked if c not in own]
         pool = _pool(queries)
         # graph step: REFERENCES out of strong hits, SUPERSEDES to the current (or pinned) version
@@ -459,9 +461,9 @@ class Retriever:
         main = queries[0].ranked[:1]
         anchors = []
         for q in queries[1:]:
-            own = [c for c in q.ranked[:3] if multihop.title_matches(q.entity, self._chunks[c])]
+            own = [c for c in q.ranked[:3] if title_matches(q.entity, self._chunks[c])]
             if not own and q.role == "hop":
-                own = [c for c in q.ranked[:3] if multihop.title_within(q.entity, self._chunks[c])]
+                own = [c for c in q.ranked[:3] if title_within(q.entity, self._chunks[c])]
             pick = own[:1] or ([q.ranked[0]] if q.role == "sub" and q.ranked else [])
             anchors += pick
         alive = set(ordered)

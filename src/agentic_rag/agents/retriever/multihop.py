@@ -21,17 +21,13 @@ Everything here is generic English/Chinese text handling; no corpus-specific rul
 from __future__ import annotations
 
 import re
-import unicodedata
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass
 
 from agentic_rag.text.names import extract_names
 from agentic_rag.text.stopwords import HOP_EN
 from agentic_rag.types import Chunk
 
-__all__ = ["decompose", "relations", "bridge_entities", "coverage", "Coverage", "title_matches",
-           "content_words", "needs_hop",
-           "title_within"]
+__all__ = ["bridge_entities", "content_words", "decompose", "needs_hop", "relations"]
 
 # relation word in a question -> phrases that introduce the related entity in a passage
 _EN_RELATIONS: dict[str, tuple[str, ...]] = {
@@ -307,57 +303,6 @@ def _zh_bridges(text: str, rels: Sequence[str], known_l: set[str], limit: int) -
                     if name.casefold() not in known_l and name not in found:
                         found.append(name)
     return found[:limit]
-
-
-def title_matches(entity: str, chunk: Chunk) -> bool:
-    """True when the chunk's document is *about* the entity: its title is the entity, maybe with
-    a parenthesized qualifier ("Lothair II" ~ "Lothair II (King)"); case-insensitive."""
-    t, e = _fold(chunk.title), _fold(entity)
-    if not t or not e:
-        return False
-    return (t == e or t.strip("《》") == e
-            or (t.startswith(e) and t[len(e):].lstrip()[:1] in ("(", ",")))
-
-
-def title_within(entity: str, chunk: Chunk) -> bool:
-    """Looser: the chunk's title (without qualifier) appears as whole words inside the entity
-    ("Queensland Senator Barnaby Joyce" ~ "Barnaby Joyce"). Used for bridge names only."""
-    t = _fold(re.sub(r"\s*\(.*\)$", "", chunk.title))
-    e = _fold(entity)
-    return len(t) >= 5 and re.search(rf"(?<!\w){re.escape(t)}(?!\w)", e) is not None
-
-
-def _fold(s: str) -> str:
-    """Case, apostrophe and accent folding: "Aschenbrödel" ~ "Aschenbrodel" (questions are
-    often typed without diacritics)."""
-    s = unicodedata.normalize("NFKD", s.casefold().replace("’", "'"))
-    s = "".join(ch for ch in s if not unicodedata.combining(ch))
-    return re.sub(r"\s+", " ", s).strip()
-
-
-@dataclass
-class Coverage:
-    """The sufficiency check's verdict for one round."""
-
-    covered: list[str]
-    missing: list[str]
-    sufficient: bool
-
-
-def coverage(entities: Sequence[str], chunks: Sequence[Chunk], needs_bridge: bool,
-             bridged: bool) -> Coverage:
-    """Are the question's entities found in the passages (title or text), and, when the question
-    asks to follow a relation, has a bridge entity's own passage been retrieved?"""
-    covered, missing = [], []
-    for e in entities:
-        fe = _fold(e)
-        if any(title_matches(e, c) or fe in _fold(c.text) for c in chunks):
-            covered.append(e)
-        else:
-            missing.append(e)
-    if needs_bridge and not bridged:
-        missing.append("relation bridge")
-    return Coverage(covered, missing, not missing)
 
 
 def _unique(items: Iterable[str]) -> list[str]:
