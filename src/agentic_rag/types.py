@@ -90,6 +90,16 @@ class Chunk(_Frozen):
     language: str = "zh"
     extra: dict[str, Any] = Field(default_factory=dict)
 
+    def is_version(self, pinned: str | int) -> bool:
+        """Whether this chunk belongs to the version a question pins ("2023" in "按照2023年的规定"):
+        its version says so, its title names it, or it was published or took effect that year.
+        The one rule the Retriever, the Reasoner and arbitration use."""
+        pinned = str(pinned)
+        if (self.version and pinned in self.version) or (self.title and pinned in self.title):
+            return True
+        return pinned.isdigit() and any(d is not None and d.year == int(pinned)
+                                        for d in (self.publish_date, self.effective_date))
+
 
 class Edge(_Frozen):
     """A graph edge. REFERENCES: chunk -> chunk. SUPERSEDES: newer doc -> older doc."""

@@ -7,15 +7,10 @@ import json
 
 import pytest
 
-from agentic_rag.agents.reasoner.conflicts import (
-    Arbiter,
-    authority_level,
-    facts_of,
-    find_conflicts,
-    same_matter,
-)
 from agentic_rag.agents.overrides import OverrideRule, load_overrides, parse_overrides
 from agentic_rag.agents.reasoner import Reasoner
+from agentic_rag.agents.reasoner.arbitration import Arbiter, authority_level
+from agentic_rag.agents.reasoner.conflicts import facts_of, find_conflicts, same_matter
 from agentic_rag.config import ReasonerSettings
 from agentic_rag.errors import ConfigError
 from agentic_rag.types import Chunk, RouteDecision

@@ -45,6 +45,9 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from agentic_rag.agents.overrides import OverrideRule, load_overrides
+from agentic_rag.agents.reasoner import abstention
+from agentic_rag.agents.reasoner import constants as C
+from agentic_rag.agents.reasoner.arbitration import Arbiter, Decision
 from agentic_rag.agents.reasoner.compose import (
     RULE_WORDS,
     STATE_WORDS,
@@ -53,8 +56,6 @@ from agentic_rag.agents.reasoner.compose import (
     render,
 )
 from agentic_rag.agents.reasoner.conflicts import (
-    Arbiter,
-    Decision,
     Fact,
     aligned_conflicts,
     facts_of,
@@ -81,7 +82,8 @@ from agentic_rag.text.sentences import (
     split_sentences,
     strip_label,
 )
-from agentic_rag.text.stopwords import GAP_ZH, QUESTION_EN, QUESTION_ZH
+from agentic_rag.text.similarity import char_bigrams, jaccard, mixed_bigrams
+from agentic_rag.text.stopwords import QUESTION_ZH
 from agentic_rag.text.terms import Term, content_terms, is_nounish, segment
 from agentic_rag.types import (
     Answer,
@@ -98,23 +100,7 @@ from agentic_rag.types import (
 
 __all__ = ["Reasoner"]
 
-#: sentences per answer (one per clause of a three-clause question, plus a deferred clause)
-MAX_SENTENCES = 4
-#: evidence chunks read per question (the retriever ranks; the tail adds noise, not facts)
-MAX_EVIDENCE = 20
-#: a question part is out of scope when this share of its words is nowhere in the evidence
-MAX_MISSING_SHARE = 0.25
-#: sentences longer than this are cut to their relevant segments (characters)
-LONG_SENTENCE = {"zh": 60, "en": 110}
-#: two sentences of different documents this alike (character-bigram Jaccard) are versions of
-#: one rule: the other document's wording is weighed for conflicts whatever it scores
-_VERSION_ALIKE = 0.45
-#: chunks whose sentence split a Reasoner keeps (the oldest is dropped first)
-_SPLIT_CACHE = 4096
-#: a sentence for a special case the question does not mention counts this much
-_CONDITION_FACTOR = 0.8
-
-#: words that end a gap phrase: degree words and filler around the missing subject
+#: a cross-reference in a sentence: "详见第七条", "《X办法》第三条", "see Section 4.2"
 _REF = re.compile(
     r"(?P<cue>详见|参见|参照|见|依照|按照|依据|根据|按|适用|执行)?\s*(?:本(?:办法|规定|制度|通知|条例|细则))?"
     r"(?:《(?P<title>[^》]{2,80})》)?第(?P<no>[一二三四五六七八九十百零〇\d]+)条(?:之(?P<sub>[一二三四五六七八九十]+))?"
@@ -201,7 +187,7 @@ class Reasoner:
         """Answer ``question`` from ``evidence`` only; every sentence cites its chunks."""
         t0 = time.perf_counter()
         lang = _language(question, route)
-        usable = [e for e in evidence if e.score >= self.settings.min_evidence_score][:MAX_EVIDENCE]
+        usable = [e for e in evidence if e.score >= self.settings.min_evidence_score][:C.MAX_EVIDENCE]
         plan = self._plan(question, route, usable)
         trace: list[TraceEvent] = []
         chunks = [e.chunk for e in usable]
@@ -210,19 +196,17 @@ class Reasoner:
                                   else "other"]
 
         if not usable:
-            return self._abstain(question, route, lang, [self._gap_phrase(question, plan.terms, lang, topic)],
+            return self._abstain(question, route, lang, [abstention.gap_phrase(question, plan.terms, lang, topic)],
                                  t0, trace, "no evidence", 0.0)
         candidates = self._candidates(usable, plan, route, lang)
-        # a sentence that cannot state the kind of answer asked (no date for "when") is no answer
-        answers = [s for s in candidates if carries(plan.wants.answer_type, s.text, plan.question)]
-        best = answers[0].score if answers else 0.0
-        if best < self.settings.abstain_below:
-            gap = self._gap_phrase(question, plan.missing or plan.terms, lang, topic)
-            why = (f"best sentence scores {best:.2f} < {self.settings.abstain_below:g}" if answers else
-                   f"no sentence states a {plan.wants.answer_type.replace('_', ' ')}")
+        best, why = abstention.verdict([(s.text, s.score) for s in candidates], plan.wants.answer_type,
+                                       plan.question, self.settings.abstain_below)
+        if why:
+            gap = abstention.gap_phrase(question, plan.missing or plan.terms, lang, topic)
             return self._abstain(question, route, lang, [gap], t0, trace, why, best)
         # a question part whose things no chunk mentions is named as missing, the rest answered
-        out_parts = [p for p in plan.pieces if self._part_missing(p, plan)]
+        out_parts = [p for p in plan.pieces
+                     if abstention.part_missing(p.terms, plan.missing, plan.weights)]
         if len(out_parts) == len(plan.pieces):
             out_parts = []
 
@@ -236,7 +220,7 @@ class Reasoner:
         chosen = _within(chosen, extra, int(limit), lang)
 
         answer = self._compose(question, route, lang, chosen, conflicts, decisions)
-        gaps = [self._gap_phrase(question, [t for t in plan.missing if t in p.terms] or p.terms, lang, topic)
+        gaps = [abstention.gap_phrase(question, [t for t in plan.missing if t in p.terms] or p.terms, lang, topic)
                 for p in out_parts]
         if gaps:
             note = render(lang, "partial", missing="、".join(gaps) if lang == "zh" else "; ".join(gaps))
@@ -255,7 +239,7 @@ class Reasoner:
         """The relevant claims of each evidence chunk (best first), with matter and quantities."""
         plan = self._plan(question, route, evidence)
         out: list[Claim] = []
-        for s in self._candidates(evidence[:MAX_EVIDENCE], plan, route, _language(question, route)):
+        for s in self._candidates(evidence[:C.MAX_EVIDENCE], plan, route, _language(question, route)):
             if s.score <= 0:
                 continue
             facts = facts_of(s.quote, s.chunk, s.idx)
@@ -316,9 +300,9 @@ class Reasoner:
             t = replace(t, soft=soft)
             terms.append(t)
             if soft:
-                base[t.key] = 0.35
+                base[t.key] = C.SOFT_TERM
             elif t.text.lower() in named or (t.cjk and len(t.text) >= 2 and any(t.text in n for n in named)):
-                base[t.key] = 2.0  # a named place or entity, or its core (江南 of 江南省)
+                base[t.key] = C.NAMED_TERM
             else:
                 base[t.key] = 1.0
         if query_cover is not None:
@@ -327,7 +311,7 @@ class Reasoner:
             for t in self._with_synonyms(content_terms(query), query):
                 if t.key not in base:
                     terms.append(replace(t, soft=True))
-                    base[t.key] = 0.35 if t.soft else 1.0
+                    base[t.key] = C.SOFT_TERM if t.soft else 1.0
         # two single characters in a row are an unknown word (起付 of 起付标准) when the evidence
         # writes them together; otherwise they are colloquial filler (先办) and stay dropped
         everything = TextCover("\n".join(
@@ -350,7 +334,7 @@ class Reasoner:
                 else:
                     # only a missing *thing* makes a question out of scope: actions and manners
                     # are often worded differently (提交 / 提出, 一致 / 不同), and weigh less
-                    weights[t.key] *= 0.5
+                    weights[t.key] *= C.UNSEEN_ACTION
         parts: list[_Part] = []
         pieces: list[_Part] = []
         whole = analyze(question)
@@ -396,8 +380,8 @@ class Reasoner:
 
         # the best-covered sub-question counts: the others are named as gaps of a partial answer
         coverage = max((covered(p.terms) for p in pieces), default=covered(terms))
-        return _Plan(terms, weights, parts[:MAX_SENTENCES], pieces[:MAX_SENTENCES], missing,
-                     whole, asked, _bigrams(question), coverage=coverage, question=question,
+        return _Plan(terms, weights, parts[:C.MAX_SENTENCES], pieces[:C.MAX_SENTENCES], missing,
+                     whole, asked, mixed_bigrams(question), coverage=coverage, question=question,
                      asks_conflict=asks_conflict)
 
     def _with_synonyms(self, terms: Sequence[Term], text: str) -> list[Term]:
@@ -412,14 +396,6 @@ class Reasoner:
                     alts |= others
             out.append(replace(t, alts=tuple(sorted(alts))))
         return out
-
-    def _part_missing(self, part: "_Part", plan: _Plan) -> bool:
-        hard = [t for t in part.terms if not t.soft]
-        if not hard:
-            return False
-        total = sum(plan.weights[t.key] for t in hard)
-        gone = sum(plan.weights[t.key] for t in hard if t in plan.missing)
-        return gone / total >= MAX_MISSING_SHARE
 
     # -- candidates ------------------------------------------------------------------------
     def _candidates(self, evidence: Sequence[Evidence], plan: _Plan, route: RouteDecision,
@@ -438,7 +414,7 @@ class Reasoner:
             for pos, sent in enumerate(self._sentences(chunk, lang, plan.wants.enumeration)):
                 sent.ev, sent.idx, sent.factor, sent.position, sent.dense = ev, idx, factor, pos, dense
                 if _unasked_condition(sent.text, asked):
-                    sent.factor *= _CONDITION_FACTOR
+                    sent.factor *= C.CONDITION_FACTOR
                 sent.hits = {t.key for t in plan.terms if sent.cover.covers(t)}
                 sent.ctx_hits = {t.key for t in plan.terms if t.key not in sent.hits and context.covers(t)}
                 sent.head_hits = {k for k in sent.ctx_hits if head.covers(next(t for t in plan.terms if t.key == k))}
@@ -459,7 +435,7 @@ class Reasoner:
         parts = self._split_cache.get(key)
         if parts is None:
             parts = [(x.text, x.quote, x.offset, x.cover, x.extra_text) for x in _sentences_of(chunk, lang, lists)]
-            if len(self._split_cache) >= _SPLIT_CACHE:
+            if len(self._split_cache) >= C.SPLIT_CACHE:
                 self._split_cache.pop(next(iter(self._split_cache)))
             self._split_cache[key] = parts
         return [_Sentence(ev=None, idx=0, text=t, quote=q, offset=o, cover=c, extra_text=x)  # type: ignore[arg-type]
@@ -475,22 +451,22 @@ class Reasoner:
     @staticmethod
     def _signals(s: _Sentence, terms: Sequence[Term], plan: _Plan, wants: Asked,
                  focus: frozenset[str] = frozenset()) -> Signals:
-        w = {t.key: plan.weights[t.key] * (2.0 if t.key in focus else 1.0) for t in terms}
+        w = {t.key: plan.weights[t.key] * (C.FOCUS_TERM if t.key in focus else 1.0) for t in terms}
         total = sum(w.values()) or 1.0
         lexical = (sum(v for k, v in w.items() if k in s.hits)
-                   + 0.6 * sum(v for k, v in w.items() if k in s.ctx_hits)) / total
-        lexical += 0.1 * s.bigram  # the question's own wording, function words included
+                   + C.CONTEXT_HIT * sum(v for k, v in w.items() if k in s.ctx_hits)) / total
+        lexical += C.BIGRAM * s.bigram
         if s.matches_asked:
-            lexical += 0.3
+            lexical += C.ASKED_MATCH
         fit = 0.0
         # a value the question does not name itself: 2021年 does not answer "2021年……是多少"
         kinds = new_quantity_kinds(s.quote, plan.question) if wants.quantity else frozenset()
         if kinds:
-            fit = 0.4 + (0.6 if wants.kinds & kinds else 0.0)
+            fit = C.NEW_VALUE + (C.KIND_MATCH if wants.kinds & kinds else 0.0)
         elif wants.answer_type in ("person", "organization", "place", "name") and carries(wants.answer_type, s.text, plan.question) \
                 or wants.answer_type == "definition" and reads_as_procedure(s.text) \
                 or wants.answer_type == "list" and lists_items(s.text):
-            fit = 0.6
+            fit = C.SHAPE_MATCH
         return Signals(lexical=lexical, type=fit, dense=s.dense, position=1.0 / (1 + s.position),
                        rank=1.0 / (1 + s.idx), coverage=plan.coverage)
 
@@ -513,7 +489,7 @@ class Reasoner:
                 continue
             # a sentence already quoted may answer this part too; a nearly as good new one is
             # preferred, so that each part gets its own sentence
-            pick = next((s for s in ranked[:8] if s not in chosen and part_score(s) >= 0.9 * top), None)
+            pick = next((s for s in ranked[:8] if s not in chosen and part_score(s) >= C.PART_NEAR_TOP * top), None)
             if pick is not None:
                 chosen.append(pick)
         if not chosen:
@@ -522,8 +498,8 @@ class Reasoner:
         # which is exactly what a sibling sentence would add)
         covered = set().union(*(s.hits | s.head_hits for s in chosen))
         extra: set[int] = set()
-        floor = max(self.settings.abstain_below * 0.8, candidates[0].score * 0.45)
-        for _ in range(MAX_SENTENCES - len(chosen)):
+        floor = max(self.settings.abstain_below * C.EXTRA_OF_THRESHOLD, candidates[0].score * C.EXTRA_OF_BEST)
+        for _ in range(C.MAX_SENTENCES - len(chosen)):
             best_pick: tuple[float, _Sentence] | None = None
             for s in candidates:
                 if s in chosen or s.score < floor:
@@ -533,7 +509,7 @@ class Reasoner:
                     continue
                 gain = sum(plan.weights[k] for k in (s.hits | s.head_hits) - covered)
                 # a sentence of a clause already quoted continues it: prefer it
-                gain += 0.5 if any(c.chunk.chunk_id == s.chunk.chunk_id for c in chosen) else 0.0
+                gain += C.SAME_CLAUSE_GAIN if any(c.chunk.chunk_id == s.chunk.chunk_id for c in chosen) else 0.0
                 if best_pick is None or gain + s.score > best_pick[0]:
                     best_pick = (gain + s.score, s)
             if best_pick is None:
@@ -544,9 +520,9 @@ class Reasoner:
         if plan.wants.enumeration:
             lead = chosen[0]
             siblings = [s for s in candidates if s.chunk.chunk_id == lead.chunk.chunk_id
-                        and s not in chosen and s.score >= lead.score * 0.9]
-            chosen[1:1] = siblings[:MAX_SENTENCES]
-            extra |= {id(s) for s in siblings[:MAX_SENTENCES]}
+                        and s not in chosen and s.score >= lead.score * C.SIBLING_SHARE]
+            chosen[1:1] = siblings[:C.MAX_SENTENCES]
+            extra |= {id(s) for s in siblings[:C.MAX_SENTENCES]}
         return chosen, extra
 
     # -- conflicts -------------------------------------------------------------------------
@@ -555,7 +531,7 @@ class Reasoner:
         """For a question about which source prevails, the sentences whose values another
         document contradicts are the answer: they rank first (a bonus, then re-sorted)."""
         top = candidates[0].score if candidates else 0.0
-        pool = [s for s in candidates if s.has_quantity and s.score >= _DISPUTED_FLOOR * top][:40]
+        pool = [s for s in candidates if s.has_quantity and s.score >= C.DISPUTED_FLOOR * top][:40]
         facts: list[Fact] = []
         owner: dict[int, _Sentence] = {}
         for s in pool:
@@ -567,22 +543,22 @@ class Reasoner:
             return candidates
         for s in candidates:
             if id(s) in disputed:
-                s.score += _DISPUTED_BONUS
+                s.score += C.DISPUTED_BONUS
         return sorted(candidates, key=lambda s: (-s.score, s.idx, s.offset))
 
     def _conflicts(self, candidates: list[_Sentence], chosen: list[_Sentence], plan: _Plan,
                    route: RouteDecision) -> tuple[list[Conflict], list[Decision], list[_Sentence]]:
-        floor = max(self.settings.abstain_below * 0.8, chosen[0].score * 0.6)
+        floor = max(self.settings.abstain_below * C.EXTRA_OF_THRESHOLD, chosen[0].score * C.CONFLICT_OF_BEST)
         relevant = [s for s in candidates if s.score >= floor or s in chosen][:40]
         # another document's version of a chosen sentence (the older rule, the provincial copy)
         # is relevant however it scores: it may lack the question's words only because the
         # newer text added them ("拨付至社会保障卡" where the old one said "银行账户")
-        chosen_grams = [(s.chunk.doc_id, _char_bigrams(s.quote)) for s in chosen]
+        chosen_grams = [(s.chunk.doc_id, char_bigrams(s.quote)) for s in chosen]
         for s in candidates:
             if s in relevant or len(relevant) >= 40:
                 continue
-            grams = _char_bigrams(s.quote)
-            if any(doc != s.chunk.doc_id and _jaccard(grams, g) >= _VERSION_ALIKE for doc, g in chosen_grams):
+            grams = char_bigrams(s.quote)
+            if any(doc != s.chunk.doc_id and jaccard(grams, g) >= C.VERSION_ALIKE for doc, g in chosen_grams):
                 relevant.append(s)
         facts: list[Fact] = []
         owner: dict[int, _Sentence] = {}
@@ -617,7 +593,7 @@ class Reasoner:
         for group in groups:
             pair = frozenset(f.chunk.chunk_id for f in group)
             touches = any(owner[id(f)] in chosen for f in group)
-            if not touches and max(owner[id(f)].score for f in group) < 0.85 * lead:
+            if not touches and max(owner[id(f)].score for f in group) < C.UNRELATED_CONFLICT * lead:
                 continue  # a disagreement about something next to the question, not in it
             if pair in seen_pairs or len(conflicts) >= 2:
                 continue
@@ -718,41 +694,12 @@ class Reasoner:
 
     def _abstain(self, question: str, route: RouteDecision, lang: str, gaps: list[str],
                  t0: float, trace: list[TraceEvent], why: str, score: float) -> Answer:
-        joined = "；".join(gaps) if lang == "zh" else "; ".join(gaps)
-        text = render(lang, "abstain", missing=joined)
         trace.append(TraceEvent(kind="reason", duration_ms=(time.perf_counter() - t0) * 1000,
                                 args=self._score_args(score), detail=f"abstained: {why}"))
-        return Answer(question=question, text=text, status="abstained", gaps=gaps, route=route,
-                      trace=trace)
+        return abstention.answer(question, route, lang, gaps, trace)
 
     def _score_args(self, score: float) -> dict[str, float]:
         return {"evidence_score": round(score, 4), "abstain_below": self.settings.abstain_below}
-
-    def _gap_phrase(self, question: str, terms: Sequence[Term], lang: str, topic: str) -> str:
-        """The phrase of the question around its missing words: 公积金贷款额度最高是多少 with
-        公积金 missing -> "未找到关于公积金贷款额度的规定"."""
-        keys = {t.key for t in terms}
-        tokens: list[str] = []
-        for piece in re.split(r"[^\w\s'\-]+", question):
-            tokens.extend(segment(piece) + [""])  # punctuation ends a phrase
-        runs: list[list[str]] = []
-        run: list[str] = []
-        for tok in tokens + [""]:
-            low = tok.lower()
-            content = bool(tok) and not re.fullmatch(r"[\d.,]+", tok) and \
-                low not in QUESTION_EN and tok not in QUESTION_ZH and tok not in GAP_ZH and len(tok) >= 2
-            if content:
-                run.append(tok)
-            elif run:
-                runs.append(run)
-                run = []
-        picked = [r for r in runs if keys & {t.key for t in content_terms(" ".join(r))}]
-        if not picked:
-            picked = runs[:1]
-        sep = "" if lang == "zh" else " "
-        phrase = ("、" if lang == "zh" else ", ").join(sep.join(r) for r in picked) or question.strip() \
-            or ("该问题" if lang == "zh" else "this question")
-        return render(lang, "gap", missing=phrase, topic=topic)
 
 
 # -- helpers --------------------------------------------------------------------------------
@@ -767,7 +714,7 @@ def _listed_items(piece: str) -> list[str]:
         return []
     clause = re.split(r"[，,；;：:]", piece[:m.start()])[-1]
     items = [x.strip() for x in _LIST_SPLIT.split(clause) if x.strip()]
-    return items if 2 <= len(items) <= MAX_SENTENCES else []
+    return items if 2 <= len(items) <= C.MAX_SENTENCES else []
 
 
 def _within(chosen: list[_Sentence], extra: set[int], max_chars: int, lang: str) -> list[_Sentence]:
@@ -819,12 +766,6 @@ def _thing_word(t: Term) -> bool:
     return not re.search(r"(?:ed|ly)$", t.text.lower())
 
 
-def _bigrams(text: str) -> frozenset[str]:
-    t = re.sub(r"[^\w]", "", text.lower())
-    if re.search(r"[\u3400-\u9fff]", t):
-        return frozenset(t[i:i + 2] for i in range(len(t) - 1))
-    words = re.findall(r"[a-z0-9]+", text.lower())
-    return frozenset(" ".join(words[i:i + 2]) for i in range(len(words) - 1))
 
 
 #: "临时外出就医人员跨省异地住院的，……" / "If the trip is international, ...": a rule for a case
@@ -835,9 +776,6 @@ _ASKS_CONFLICT = re.compile(
     r"不一致|不同|冲突|矛盾|以哪个为准|以谁为准|以哪.{0,6}为准|哪个优先|哪个有效|哪个适用|听谁的|"
     r"\b(?:conflict\w*|contradict\w*|inconsistent|disagree\w*|prevails?|takes? precedence)\b", re.I)
 _CONFLICT_WORDS = re.compile(r"一致|为准|冲突|矛盾|优先|^(?:conflict|contradict|inconsist|disagre|prevail|preced)", re.I)
-#: in a question about which source prevails, a sentence another document contradicts gains this
-_DISPUTED_BONUS = 0.3
-_DISPUTED_FLOOR = 0.3  # ... when it scores at least this share of the best sentence
 
 
 
@@ -877,19 +815,14 @@ def _unasked_condition(sentence: str, asked: TextCover) -> bool:
     return sum(asked.covers(t) for t in words) * 3 < len(words)
 
 
-def _char_bigrams(text: str) -> frozenset[str]:
-    t = re.sub(r"\s+", "", text.lower())
-    return frozenset(t[i:i + 2] for i in range(len(t) - 1))
 
 
-def _jaccard(a: frozenset[str], b: frozenset[str]) -> float:
-    return len(a & b) / len(a | b) if a and b else 0.0
 
 
 def _bigram_share(question: frozenset[str], sentence: str) -> float:
     if not question:
         return 0.0
-    return len(question & _bigrams(sentence)) / len(question)
+    return len(question & mixed_bigrams(sentence)) / len(question)
 
 
 def _language(question: str, route: RouteDecision) -> str:
@@ -903,12 +836,8 @@ def _language(question: str, route: RouteDecision) -> str:
 def _version_factor(chunk: Chunk, route: RouteDecision) -> float:
     pinned = route.version or "latest"
     if pinned != "latest":
-        year = int(pinned) if pinned.isdigit() else None
-        match = (chunk.version and pinned in chunk.version) or (chunk.title and pinned in chunk.title) \
-            or (year is not None and any(d is not None and d.year == year
-                                         for d in (chunk.publish_date, chunk.effective_date)))
-        return 1.2 if match else 0.8
-    return 1.0 if chunk.status == "active" else 0.85
+        return C.PINNED_MATCH if chunk.is_version(pinned) else C.PINNED_MISMATCH
+    return 1.0 if chunk.status == "active" else C.NOT_IN_FORCE
 
 
 def _table_text(chunk: Chunk) -> str:
@@ -1002,7 +931,7 @@ def _trim(s: _Sentence, lang: str) -> str:
     """A long sentence cut to its semicolon clauses that mention question words. Only whole
     clauses are dropped (never the parts of one), so what is kept still says what it said."""
     text = s.text.rstrip("。；;.，, ")
-    limit = LONG_SENTENCE["zh" if lang == "zh" else "en"]
+    limit = C.LONG_SENTENCE["zh" if lang == "zh" else "en"]
     if len(text) <= limit:
         return text
     segs = [p for p in re.split(r"(?<=[；;])", text) if p.strip()]
@@ -1056,16 +985,13 @@ def _join(lang: str, pieces: Sequence[str]) -> str:
     return " ".join(p if p.endswith((".", ")")) else p + "." for p in pieces if p)
 
 
-#: a source's title is shortened to this many characters in a conflict sentence (a passage
-#: without a title is named by its first line)
-_TITLE_CHARS = 40
 
 
 def _source(v, lang: str, same_title: bool) -> str:  # v: ConflictValue
     year = v.publish_date.year if v.publish_date else None
     clause = v.clause or ""
-    if len(v.title) > _TITLE_CHARS:
-        v = v.model_copy(update={"title": v.title[:_TITLE_CHARS - 1].rstrip() + "…"})
+    if len(v.title) > C.TITLE_CHARS:
+        v = v.model_copy(update={"title": v.title[:C.TITLE_CHARS - 1].rstrip() + "…"})
     if lang == "zh":
         prefix = f"{year}年" if year and (same_title or str(year) not in v.title) else ""
         return f"{prefix}《{v.title}》{clause}" if v.title else f"{prefix}{clause}"

@@ -49,6 +49,7 @@ from agentic_rag.agents.retriever.legs import BM25Leg, Leg, LegQuery, VectorLeg
 from agentic_rag.agents.sufficiency import coverage
 from agentic_rag.agents.vocabulary import Vocabulary, load_synonyms
 from agentic_rag.text.names import title_matches, title_within
+from agentic_rag.text.similarity import char_bigrams, jaccard, sampled_grams, squash
 from agentic_rag.config import RetrievalSettings
 from agentic_rag.types import (
     POSITION_WEIGHTS,
@@ -340,7 +341,7 @@ class Retriever:
         """Recency decay, status penalty, and slot matches (pinned year, place, named clause)."""
         parts: dict[str, float] = {}
         pinned = int(route.version) if route.version.isdigit() else None
-        pin_hit = pinned is not None and _doc_year_matches(chunk, pinned)
+        pin_hit = pinned is not None and chunk.is_version(pinned)
         if chunk.publish_date and newest:
             age = max(0.0, (newest - chunk.publish_date).days / 365.25)
             parts["recency"] = round(C.RECENCY_FLOOR + (1 - C.RECENCY_FLOOR)
@@ -406,7 +407,7 @@ class Retriever:
         current version), or, when the question pins a year, in that year's older version."""
         targets: list[str] = []
         doc, steps = chunk.doc_id, 0
-        if chunk.status != "active" and not (pinned and _doc_year_matches(chunk, pinned)):
+        if chunk.status != "active" and not (pinned and chunk.is_version(pinned)):
             while steps < C.SUPERSEDES_HOPS:  # newer -> older edges, walked backwards
                 steps += 1
                 newer = [e.src for e in self.store.edges([doc], kind="SUPERSEDES", direction="in")]
@@ -419,7 +420,7 @@ class Retriever:
                 doc_chunks = self.store.chunks(doc)
                 if doc_chunks and doc_chunks[0].status == "active":
                     break
-        if pinned and not _doc_year_matches(chunk, pinned):
+        if pinned and not chunk.is_version(pinned):
             while steps < 2 * C.SUPERSEDES_HOPS:
                 steps += 1
                 older = [e.dst for e in self.store.edges([doc], kind="SUPERSEDES", direction="out")]
@@ -427,7 +428,7 @@ class Retriever:
                     break
                 doc = older[0]
                 doc_chunks = self.store.chunks(doc)
-                if doc_chunks and _doc_year_matches(doc_chunks[0], pinned):
+                if doc_chunks and doc_chunks[0].is_version(pinned):
                     match = self._matching_clause(chunk, doc)
                     if match:
                         targets.append(match)
@@ -444,9 +445,9 @@ class Retriever:
             if chunk.clause and c.clause == chunk.clause:
                 return c.chunk_id
         # no clause number: the piece whose wording overlaps most (character bigrams)
-        grams = _bigrams(chunk.text)
-        best = max(candidates, key=lambda c: _jaccard(grams, _bigrams(c.text)), default=None)
-        if best is not None and _jaccard(grams, _bigrams(best.text)) >= 0.2:
+        grams = char_bigrams(chunk.text)
+        best = max(candidates, key=lambda c: jaccard(grams, char_bigrams(c.text)), default=None)
+        if best is not None and jaccard(grams, char_bigrams(best.text)) >= 0.2:
             return best.chunk_id
         return None
 
@@ -578,10 +579,10 @@ class Retriever:
         revision may renumber its clauses."""
         candidates = [(c, g) for c, g in self._clauses.get(self.store, doc_id) if c.kind == chunk.kind]
         self._chunks.update({c.chunk_id: c for c, _ in candidates})
-        grams = _bigrams(chunk.text)
+        grams = char_bigrams(chunk.text)
         best, best_score = None, 0.0
         for c, g in candidates:
-            sim = _jaccard(grams, g)
+            sim = jaccard(grams, g)
             score = sim + (0.05 if chunk.clause_no and c.clause_no == chunk.clause_no else 0.0)
             if sim >= min_sim and score > best_score:
                 best, best_score = c.chunk_id, score
@@ -602,7 +603,7 @@ class Retriever:
 
         def bigrams(cid: str) -> set[str]:
             if cid not in grams:
-                grams[cid] = _bigrams(self._chunks[cid].text)
+                grams[cid] = char_bigrams(self._chunks[cid].text)
             return grams[cid]
 
         def near(a: str, b: str) -> bool:
@@ -611,10 +612,10 @@ class Retriever:
                 return False
             ga, gb = bigrams(a), bigrams(b)
             return (min(len(ga), len(gb)) >= C.DEDUP_JACCARD * max(len(ga), len(gb))
-                    and _jaccard(ga, gb) >= C.DEDUP_JACCARD)
+                    and jaccard(ga, gb) >= C.DEDUP_JACCARD)
 
         for cid in ordered[:limit]:
-            keys = _sampled_grams(_squash(self._chunks[cid].text))
+            keys = sampled_grams(squash(self._chunks[cid].text))
             shared = Counter(o for key in keys for o in index.get(key, ()) if o in keys_of)
             dup = next((o for o, n in shared.items()
                         if n >= 0.5 * min(len(keys), len(keys_of[o]))
@@ -735,12 +736,6 @@ def _without_pinned_year(text: str, route: RouteDecision) -> str:
     return stripped if re.search(r"\w", stripped) else text
 
 
-def _doc_year_matches(chunk: Chunk, year: int) -> bool:
-    if chunk.version and str(year) in chunk.version:
-        return True
-    return chunk.publish_date is not None and chunk.publish_date.year == year
-
-
 def _place_variants(places: Sequence[str]) -> list[str]:
     out: list[str] = []
     for p in places:
@@ -750,7 +745,7 @@ def _place_variants(places: Sequence[str]) -> list[str]:
 
 
 def _currency(chunk: Chunk, route: RouteDecision) -> tuple[int, int, dt.date]:
-    pinned = route.version.isdigit() and _doc_year_matches(chunk, int(route.version))
+    pinned = route.version.isdigit() and chunk.is_version(int(route.version))
     return (int(pinned), 1 if chunk.status == "active" else 0, chunk.publish_date or dt.date.min)
 
 
@@ -784,7 +779,7 @@ class _ClauseCache:
             if got is not None:
                 self._docs.move_to_end(doc_id)
                 return got
-        clauses = [(c, _bigrams(c.text)) for c in store.chunks(doc_id) if c.clause]
+        clauses = [(c, char_bigrams(c.text)) for c in store.chunks(doc_id) if c.clause]
         with self._lock:
             self._docs[doc_id] = clauses
             while len(self._docs) > self.size:
@@ -801,28 +796,12 @@ def _store_version(store: Any) -> int | None:
     return version if isinstance(version, int) else None
 
 
-def _squash(text: str) -> str:
-    return re.sub(r"\s+", "", text.lower())
 
 
-def _bigrams(text: str) -> set[str]:
-    t = _squash(text)
-    return {t[i:i + 2] for i in range(len(t) - 1)} or {t}
 
 
-def _sampled_grams(t: str) -> set[str]:
-    """Content-defined sample of a text's 8-grams (about one in eight, the same ones in any
-    text that contains them); short texts use the whole text."""
-    if len(t) < 16:
-        return {t}
-    # str hashes vary between processes but not within one, which is all this needs
-    return {g for g in (t[i:i + 8] for i in range(len(t) - 7)) if hash(g) & 7 == 0} or {t[:8]}
 
 
-def _jaccard(a: set[str], b: set[str]) -> float:
-    if not a or not b:
-        return 0.0
-    return len(a & b) / len(a | b)
 
 
 def _norm_query(text: str) -> str:

@@ -1,0 +1,85 @@
+"""Abstention: when the evidence does not answer, say so and name what is missing.
+
+The decision is one threshold on the one evidence score (:mod:`~agentic_rag.agents.reasoner.scoring`):
+the Reasoner abstains when no sentence that can carry the asked answer type (a date for "when",
+a number for "how much") scores ``reasoner.abstain_below`` or more. The threshold was chosen on a
+broad calibration pool (``bench/calibrate.py``: the examples, the public dev sets, RGB's
+all-noise questions as negatives), the same for every corpus and language. A question part
+whose things no evidence mentions is named as missing while the rest is answered. The message
+says what the documents would hold: a rule in rule text, information in news (``TOPIC_WORDS``).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+
+from agentic_rag.agents.reasoner.compose import render
+from agentic_rag.agents.reasoner.question import carries
+from agentic_rag.text.stopwords import GAP_ZH, QUESTION_EN, QUESTION_ZH
+from agentic_rag.text.terms import Term, content_terms, segment
+from agentic_rag.types import Answer, RouteDecision, TraceEvent
+
+__all__ = ["MAX_MISSING_SHARE", "answer", "gap_phrase", "part_missing", "verdict"]
+
+#: a question part is out of scope when this share of its words is nowhere in the evidence
+MAX_MISSING_SHARE = 0.25
+
+
+def verdict(candidates: Sequence[tuple[str, float]], answer_type: str, question: str,
+            threshold: float) -> tuple[float, str]:
+    """(best score, why to abstain — empty to answer) for candidate (sentence, score) pairs,
+    best first. A sentence that cannot state the kind of answer asked is no answer."""
+    scores = [score for text, score in candidates if carries(answer_type, text, question)]
+    best = scores[0] if scores else 0.0
+    if not scores:
+        return best, f"no sentence states a {answer_type.replace('_', ' ')}"
+    if best < threshold:
+        return best, f"best sentence scores {best:.2f} < {threshold:g}"
+    return best, ""
+
+
+def part_missing(terms: Sequence[Term], missing: Sequence[Term], weights: Mapping[str, float]) -> bool:
+    """Whether a question part is out of scope: at least :data:`MAX_MISSING_SHARE` of the weight
+    of its words that decide coverage is nowhere in the evidence."""
+    hard = [t for t in terms if not t.soft]
+    if not hard:
+        return False
+    total = sum(weights[t.key] for t in hard)
+    gone = sum(weights[t.key] for t in hard if t in missing)
+    return gone / total >= MAX_MISSING_SHARE
+
+
+def answer(question: str, route: RouteDecision, lang: str, gaps: list[str],
+           trace: list[TraceEvent]) -> Answer:
+    """The abstention, naming each gap."""
+    joined = "；".join(gaps) if lang == "zh" else "; ".join(gaps)
+    return Answer(question=question, text=render(lang, "abstain", missing=joined), status="abstained",
+                  gaps=gaps, route=route, trace=trace)
+
+
+def gap_phrase(question: str, terms: Sequence[Term], lang: str, topic: str) -> str:
+    """The phrase of the question around its missing words: 公积金贷款额度最高是多少 with
+    公积金 missing -> "未找到关于公积金贷款额度的规定"."""
+    keys = {t.key for t in terms}
+    tokens: list[str] = []
+    for piece in re.split(r"[^\w\s'\-]+", question):
+        tokens.extend(segment(piece) + [""])  # punctuation ends a phrase
+    runs: list[list[str]] = []
+    run: list[str] = []
+    for tok in tokens + [""]:
+        low = tok.lower()
+        content = bool(tok) and not re.fullmatch(r"[\d.,]+", tok) and \
+            low not in QUESTION_EN and tok not in QUESTION_ZH and tok not in GAP_ZH and len(tok) >= 2
+        if content:
+            run.append(tok)
+        elif run:
+            runs.append(run)
+            run = []
+    picked = [r for r in runs if keys & {t.key for t in content_terms(" ".join(r))}]
+    if not picked:
+        picked = runs[:1]
+    sep = "" if lang == "zh" else " "
+    phrase = ("、" if lang == "zh" else ", ").join(sep.join(r) for r in picked) or question.strip() \
+        or ("该问题" if lang == "zh" else "this question")
+    return render(lang, "gap", missing=phrase, topic=topic)

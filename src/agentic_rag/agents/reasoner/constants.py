@@ -1,0 +1,68 @@
+"""The Reasoner's constants, in one place, each with what it does.
+
+What a user may tune is in ``Settings`` (``reasoner.*``: the evidence-score weights, the
+abstention threshold, the answer length); these are the fixed shapes behind them.
+"""
+
+#: sentences per answer (one per clause of a three-clause question, plus a deferred clause)
+MAX_SENTENCES = 4
+#: evidence chunks read per question (the retriever ranks; the tail adds noise, not facts)
+MAX_EVIDENCE = 20
+#: sentences longer than this are cut to their relevant segments (characters)
+LONG_SENTENCE = {"zh": 60, "en": 110}
+#: two sentences of different documents this alike (character-bigram Jaccard) are versions of
+#: one rule: the other document's wording is weighed for conflicts whatever it scores
+VERSION_ALIKE = 0.45
+#: chunks whose sentence split a Reasoner keeps (the oldest is dropped first)
+SPLIT_CACHE = 4096
+#: a sentence for a special case the question does not mention counts this much
+CONDITION_FACTOR = 0.8
+
+#: in a question about which source prevails, a sentence another document contradicts gains this
+DISPUTED_BONUS = 0.3
+DISPUTED_FLOOR = 0.3  # ... when it scores at least this share of the best sentence
+#: a source's title is shortened to this many characters in a conflict sentence (a passage
+#: without a title is named by its first line)
+TITLE_CHARS = 40
+
+# -- term weights (how much a question word counts) ------------------------------------------
+#: a generic rule word ("规定", "policy") or a word only the Router's rewrite adds
+SOFT_TERM = 0.35
+#: a named place or entity of the question, or its core (江南 of 江南省)
+NAMED_TERM = 2.0
+#: an action or manner word no chunk mentions (often just worded differently: 提交 / 提出)
+UNSEEN_ACTION = 0.5
+#: the words of the listed item a question part asks about
+FOCUS_TERM = 2.0
+
+# -- the lexical and answer-type signals of the evidence score (see scoring.py) -------------
+#: a question word found only in the sentence's context (its heading, its clause's lead)
+CONTEXT_HIT = 0.6
+#: share of the question's own character bigrams in the sentence, function words included
+BIGRAM = 0.1
+#: the sentence is the one a question names by its words ("按照X的规定")
+ASKED_MATCH = 0.3
+#: a value the question does not state itself, and of the kind it asks for
+NEW_VALUE, KIND_MATCH = 0.4, 0.6
+#: a name for who/which body/where, a procedure for "how", items for "which ones"
+SHAPE_MATCH = 0.6
+
+# -- selection -------------------------------------------------------------------------------
+#: a new sentence this close to a part's best is preferred to one already quoted
+PART_NEAR_TOP = 0.9
+#: sentences beyond the direct answer score at least this share of the threshold and of the best
+EXTRA_OF_THRESHOLD, EXTRA_OF_BEST = 0.8, 0.45
+#: a sentence of a clause already quoted continues it
+SAME_CLAUSE_GAIN = 0.5
+#: for "which ones": the lead sentence's siblings scoring this share of it are listed too
+SIBLING_SHARE = 0.9
+#: a conflict's sentences are weighed when they score this share of the threshold / the best
+CONFLICT_OF_BEST = 0.6
+#: an unrelated conflict (touching no chosen sentence) is dropped below this share of the lead
+UNRELATED_CONFLICT = 0.85
+
+# -- versions --------------------------------------------------------------------------------
+#: a source of the version the question pins / of another version
+PINNED_MATCH, PINNED_MISMATCH = 1.2, 0.8
+#: a superseded or repealed source when no version is pinned
+NOT_IN_FORCE = 0.85

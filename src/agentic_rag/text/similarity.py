@@ -1,0 +1,53 @@
+"""Character-gram overlap: how alike two texts are, without a model.
+
+- :func:`char_bigrams` — the character bigrams of a text, whitespace and case ignored: two
+  versions of one clause share most of them whatever the language
+- :func:`mixed_bigrams` — character bigrams of Chinese, word bigrams of English: how much of a
+  question's own wording a sentence repeats
+- :func:`jaccard` — overlap of two gram sets; :func:`sampled_grams` — a content-defined sample of
+  a text's 8-grams, to find near-duplicates quickly
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Set
+
+from agentic_rag.text.language import is_cjk
+
+__all__ = ["char_bigrams", "jaccard", "mixed_bigrams", "sampled_grams", "squash"]
+
+
+def squash(text: str) -> str:
+    """Lowercase, without whitespace."""
+    return re.sub(r"\s+", "", text.lower())
+
+
+def char_bigrams(text: str) -> frozenset[str]:
+    """Character bigrams of ``text`` (whitespace and case ignored); a one-character text is its
+    own gram, so that it still matches itself."""
+    t = squash(text)
+    return frozenset(t[i:i + 2] for i in range(len(t) - 1)) or frozenset({t} if t else ())
+
+
+def mixed_bigrams(text: str) -> frozenset[str]:
+    """Character bigrams of a Chinese text (punctuation removed), word bigrams of English."""
+    t = re.sub(r"[^\w]", "", text.lower())
+    if is_cjk(t):
+        return frozenset(t[i:i + 2] for i in range(len(t) - 1))
+    words = re.findall(r"[a-z0-9]+", text.lower())
+    return frozenset(" ".join(words[i:i + 2]) for i in range(len(words) - 1))
+
+
+def jaccard(a: Set[str], b: Set[str]) -> float:
+    """|a ∩ b| / |a ∪ b|; 0 when either is empty."""
+    return len(a & b) / len(a | b) if a and b else 0.0
+
+
+def sampled_grams(t: str) -> set[str]:
+    """Content-defined sample of a text's 8-grams (about one in eight, the same ones in any
+    text that contains them); short texts use the whole text."""
+    if len(t) < 16:
+        return {t}
+    # str hashes vary between processes but not within one, which is all this needs
+    return {g for g in (t[i:i + 8] for i in range(len(t) - 7)) if hash(g) & 7 == 0} or {t[:8]}
