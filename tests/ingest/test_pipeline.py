@@ -15,7 +15,7 @@ from agentic_rag.ingest import doc_id_for_record, ingest_paths, parse_document
 from agentic_rag.store.base import DocumentStore
 
 from .conftest import make_pdf
-from .fakes import MemoryStore
+from .fakes import FailingStore, MemoryStore
 
 
 def _status(report) -> dict[str, str]:
@@ -47,10 +47,10 @@ def test_folder_of_every_format_is_added(files: Path):
 def test_reingest_is_a_no_op_and_a_change_replaces(files: Path):
     store = MemoryStore()
     ingest_paths([files], store)
-    writes = store.writes
+    writes = store.version
     again = ingest_paths([files], store)
     assert set(_status(again).values()) == {"unchanged"}
-    assert store.writes == writes
+    assert store.version == writes
     md = files / "policy.md"
     old_id = next(f.doc_id for f in again.files if f.path.endswith("policy.md"))
     md.write_text("# 医保办法\n\n第一条 新的内容。", encoding="utf-8")
@@ -73,11 +73,11 @@ def test_bad_files_fail_with_reasons_and_others_go_on(files: Path):
     assert "unknown encoding" in by_name["blob.txt"].reason
     assert by_name["missing.md"].reason == "no such file or folder"
     assert report.count("added") == 5 and not report.ok
-    assert len(store.docs) == 5
+    assert len(store.documents()) == 5
 
 
 def test_store_failure_fails_only_that_file(files: Path):
-    store = MemoryStore(fail_on="policy.md")
+    store = FailingStore(fail_on="policy.md")
     report = ingest_paths([files], store)
     assert _status(report)["policy.md"] == "failed"
     assert "disk full" in next(f.reason for f in report.files if f.path.endswith("policy.md"))
@@ -157,7 +157,7 @@ def test_gzipped_jsonl(tmp_path: Path):
                                                  for i in range(30)], gz=True)
     store = MemoryStore()
     report = ingest_paths([path], store)
-    assert report.count("added") == 30 and len(store.docs) == 30
+    assert report.count("added") == 30 and len(store.documents()) == 30
 
 
 def test_explicit_repeal_and_newer_version(tmp_path: Path):
@@ -174,7 +174,7 @@ def test_explicit_repeal_and_newer_version(tmp_path: Path):
     status = {Path(d.source).stem: d.meta.status for d in store.documents()}
     assert status == {"new": "active", "old": "superseded", "older": "superseded", "rule": "repealed"}
     ids = {Path(d.source).stem: d.doc_id for d in store.documents()}
-    supersedes = {(e.src, e.dst) for e in store.doc_edges if e.kind == "SUPERSEDES"}
+    supersedes = {(e.src, e.dst) for e in _all_edges(store) if e.kind == "SUPERSEDES"}
     assert {(ids["new"], ids["rule"]), (ids["new"], ids["old"]), (ids["old"], ids["older"])} <= supersedes
     assert report.status_changes[ids["rule"]] == "repealed"
 
@@ -197,7 +197,7 @@ def test_cross_document_reference_resolves_after_all_documents_are_stored(tmp_pa
     (tmp_path / "guide.md").write_text("个体户指南\n第一条 依照《中华人民共和国民法典》第五十四条登记。", encoding="utf-8")
     store = MemoryStore()
     report = ingest_paths([tmp_path], store)
-    refs = [e for e in store.doc_edges if e.kind == "REFERENCES"]
+    refs = [e for e in _all_edges(store) if e.kind == "REFERENCES"]
     assert [e.dst for e in refs] == [f"{doc_id_for_record('civil')}:a54:0"]
     assert report.edges >= 1
 
@@ -294,3 +294,8 @@ def test_a_bad_jsonl_meta_value_is_one_line_naming_the_line(tmp_path: Path):
     bad = [f for f in report.files if f.status == "failed"]
     assert len(bad) == 1 and bad[0].path.endswith(":2") and "\n" not in bad[0].reason
     assert bad[0].reason.startswith('line 2 "meta": field status=3')
+
+
+def _all_edges(store: MemoryStore) -> list:
+    """Every edge out of a document or a chunk of the store."""
+    return store.edges([d.doc_id for d in store.documents()] + store.all_chunk_ids())

@@ -97,6 +97,9 @@ class StoreConformance:
 
     #: "module:callable" taking a path and returning an open store (used in child processes)
     store_factory: str = ""
+    #: False for a store that keeps nothing after it is closed (the in-memory store): the
+    #: tests across processes and restarts do not apply to it
+    persistent: bool = True
 
     def make_store(self, path: Path):
         raise NotImplementedError
@@ -107,6 +110,10 @@ class StoreConformance:
         s = self.make_store(tmp_path / "index")
         yield s
         s.close()
+
+    def _needs_persistence(self) -> None:
+        if not self.persistent:
+            pytest.skip(f"{type(self).__name__}: the store keeps nothing across processes")
 
     def _run_writer(self, path: Path, items: list) -> subprocess.Popen:
         data = path.parent / f"{path.name}-items.json"
@@ -248,6 +255,7 @@ class StoreConformance:
 
     # -------------------------------------------------------------- persistence and concurrency
     def test_persists_across_process_restart(self, tmp_path):
+        self._needs_persistence()
         path = tmp_path / "index"
         proc = self._run_writer(path, [make_doc("lab", LABOUR), make_doc("soc", SOCIAL, title="社会保险法")])
         out, err = proc.communicate(timeout=120)
@@ -268,6 +276,7 @@ class StoreConformance:
             again.close()
 
     def test_reader_sees_commits_of_a_writer_process(self, tmp_path):
+        self._needs_persistence()
         path = tmp_path / "index"
         reader = self.make_store(path)
         try:
