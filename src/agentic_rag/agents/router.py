@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import json
 import re
+from functools import lru_cache
 from collections.abc import Iterable, Mapping
 from typing import Any
 
@@ -41,10 +42,19 @@ _CJK = re.compile(r"[\u3400-\u9fff]")
 # -- intent matching ---------------------------------------------------------------------------
 
 def _keyword_hit(keyword: str, text_lower: str) -> bool:
+    if keyword not in text_lower:  # necessary for every match, and cheap
+        return False
+    pattern = _keyword_pattern(keyword)
+    return pattern is None or pattern.search(text_lower) is not None
+
+
+@lru_cache(maxsize=None)  # one entry per keyword of the intent tree
+def _keyword_pattern(keyword: str) -> re.Pattern[str] | None:
+    """None for a keyword matched as a substring (Chinese, symbols); English keywords match
+    whole words (and plurals), so "pay" does not fire inside "repayment"."""
     if _CJK.search(keyword) or not keyword[:1].isalnum():
-        return keyword in text_lower
-    # English keywords match whole words (and plurals), so "pay" does not fire inside "repayment"
-    return re.search(rf"(?<![a-z0-9]){re.escape(keyword)}(?:s|es)?(?![a-z0-9])", text_lower) is not None
+        return None
+    return re.compile(rf"(?<![a-z0-9]){re.escape(keyword)}(?:s|es)?(?![a-z0-9])")
 
 
 def _best_path(nodes: Iterable[IntentNode], text_lower: str) -> tuple[list[str], float, int]:
@@ -56,7 +66,8 @@ def _best_path(nodes: Iterable[IntentNode], text_lower: str) -> tuple[list[str],
     stack: list[tuple[IntentNode, list[str], float, int, bool]] = [(n, [], 0.0, 0, True) for n in nodes]
     while stack:  # bounded by the tree size: every node is visited once
         node, prefix, score, levels, anchored = stack.pop()
-        hits = _longest(k for k in node.keywords if _keyword_hit(k, text_lower))
+        found = [k for k in node.keywords if _keyword_hit(k, text_lower)]
+        hits = _longest(found) if len(found) > 1 else found
         gain = sum(len(k) for k in hits) * (1.0 if anchored else 0.5)
         path, total, matched = [*prefix, node.name], score + gain, levels + (1 if hits else 0)
         if hits and (total, matched, -len(path)) > (best[1], best[2], -len(best[0])):
@@ -145,7 +156,8 @@ class Router:
             self.lexicon.add(term)
         self.colloquial = dict(vocabulary.colloquial) if vocabulary is not None else \
             load_colloquial(self.settings.colloquial_rules)
-        self._colloquial_keys = sorted(self.colloquial, key=len, reverse=True)
+        keys = sorted(self.colloquial, key=len, reverse=True)
+        self._colloquial_re = re.compile("|".join(map(re.escape, keys))) if keys else None
 
     # public API
     def dictionary_terms(self) -> list[str]:
@@ -220,18 +232,14 @@ class Router:
 
     def normalize(self, question: str) -> str:
         """Apply the colloquial->formal rules (longest phrase first, each position rewritten once)."""
-        if not self._colloquial_keys:
+        if self._colloquial_re is None:
             return question
-        out, i, lower = [], 0, question.lower()
-        while i < len(question):  # bounded: i advances every iteration
-            for key in self._colloquial_keys:
-                if lower.startswith(key, i):
-                    out.append(f" {self.colloquial[key]} ")
-                    i += len(key)
-                    break
-            else:
-                out.append(question[i])
-                i += 1
+        out, at = [], 0
+        # the alternation lists longer phrases first, so the longest rule wins at each position
+        for m in self._colloquial_re.finditer(question.lower()):
+            out += [question[at:m.start()], f" {self.colloquial[m.group(0)]} "]
+            at = m.end()
+        out.append(question[at:])
         return re.sub(r"\s+", " ", "".join(out)).strip()
 
     def slots(self, question: str) -> Slots:
