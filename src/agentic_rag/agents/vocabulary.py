@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
-from functools import lru_cache
+from functools import cached_property, lru_cache
 from importlib import resources
 from pathlib import Path
 from typing import Any
@@ -111,17 +111,17 @@ class Vocabulary:
                 if " " in t and t.isascii() and f" {t} " in low}
 
     def _index(self) -> dict[str, frozenset[str]]:
-        return _synonym_index(self.synonym_groups)
+        return self._synonym_index
 
-
-@lru_cache(maxsize=8)
-def _synonym_index(groups: Sequence[Sequence[str]]) -> dict[str, frozenset[str]]:
-    index: dict[str, set[str]] = {}
-    for group in groups:
-        low = {t.lower() for t in group}
-        for t in low:
-            index.setdefault(t, set()).update(low - {t})
-    return {t: frozenset(s) for t, s in index.items()}
+    @cached_property
+    def _synonym_index(self) -> dict[str, frozenset[str]]:
+        """term -> its synonyms, built once per vocabulary (the groups never change)."""
+        index: dict[str, set[str]] = {}
+        for group in self.synonym_groups:
+            low = {t.lower() for t in group}
+            for t in low:
+                index.setdefault(t, set()).update(low - {t})
+        return {t: frozenset(s) for t, s in index.items()}
 
 
 @lru_cache(maxsize=1)
