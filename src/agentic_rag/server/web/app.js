@@ -25,7 +25,7 @@ const TEXT = {
     "conflicts.rule": "裁决规则", "gaps.title": "文档未覆盖", "feedback.up": "有用", "feedback.down": "没用",
     "feedback.reason": "原因（可选）", "feedback.send": "提交反馈", "feedback.thanks": "已记录反馈",
     "progress.title": "任务进度", "progress.empty": "提问后，这里会实时画出每一步。",
-    "progress.missing": "缺少", "progress.ms": "毫秒",
+    "progress.missing": "缺少", "progress.ms": "毫秒", "progress.round": "轮次",
     "doc.close": "关闭", "doc.clause_missing": "未找到该条款",
     "meta.title": "标题", "meta.doc_number": "文号", "meta.authority": "发布机关",
     "meta.publish_date": "发布日期", "meta.effective_date": "生效日期", "meta.version": "版本",
@@ -61,7 +61,7 @@ const TEXT = {
     "feedback.down": "Not helpful", "feedback.reason": "Reason (optional)", "feedback.send": "Send feedback",
     "feedback.thanks": "Feedback recorded",
     "progress.title": "Task progress", "progress.empty": "Ask a question and each step is drawn here as it happens.",
-    "progress.missing": "missing", "progress.ms": "ms",
+    "progress.missing": "missing", "progress.ms": "ms", "progress.round": "round",
     "doc.close": "Close", "doc.clause_missing": "clause not found",
     "meta.title": "Title", "meta.doc_number": "Doc. no.", "meta.authority": "Authority",
     "meta.publish_date": "Published", "meta.effective_date": "Effective", "meta.version": "Version",
@@ -431,7 +431,16 @@ function conflictBlock(a, turn) {
             text: `${v.title || v.chunk_id}${v.clause ? " " + v.clause : ""}${v.publish_date ? " · " + v.publish_date : ""}` }),
           won ? el("span", { class: "won", text: ` ✓ ${t("conflicts.winner")}` }) : null);
       })),
-      el("p", { class: "rule" }, `${t("conflicts.rule")}: `, el("strong", { text: cf.rule })))));
+      el("p", { class: "rule" }, `${t("conflicts.rule")}: `, el("strong", { class: "rule-name", "data-rule": cf.rule, text: ruleName(cf.rule) })))));
+}
+
+// the arbitration rules' names (agents/conflicts.py) in the Chinese interface
+const RULE_ZH = [[/^superseded$/, "旧版已被取代"], [/^newer \(≥1 year\)$/, "新版优先（相隔≥1年）"],
+  [/^authority×recency$/, "权威×时效"], [/^override: (.*)$/, "人工指定：$1"], [/^undecided$/, "未能裁决"], [/^pinned version (.+)$/, "指定版本 $1"]];
+function ruleName(rule) {
+  if (state.lang !== "zh") return rule;
+  for (const [re, zh] of RULE_ZH) if (re.test(rule)) return `${rule.replace(re, zh)}（${rule}）`;
+  return rule;
 }
 
 function feedbackBlock(turn) {
@@ -549,11 +558,23 @@ function svg(tag, attrs, ...children) {
   return node;
 }
 
+// step names in the Chinese interface (the trace's own names are shown in English)
+const STEP_ZH = {
+  route: "路由", contextualize: "补全追问", retrieve_or_not: "是否检索", plan: "检索规划", expand: "同义扩展",
+  sufficiency: "充分性", semantic_search: "检索", exact_search: "精确检索", graph_lookup: "图谱查找",
+  retrieve: "检索腿", dedupe: "去重", reason: "推理", verify: "核验", final: "最终答案", abort: "中止",
+  blocked: "已拦截", fallback: "回退", deadline: "时限", think: "思考", write: "撰写", latitude: "推断范围",
+  truncate: "截断", tool: "工具", gate: "关卡", SUFFICIENT: "充分", INSUFFICIENT: "不充分", SKIPPED: "跳过",
+};
+const stepName = (name) => (state.lang === "zh" && STEP_ZH[name]) || name;
+
 function stepLabel(e) {
-  if (e.kind === "gate") return `${e.tool}${e.args && e.args.verdict ? " " + e.args.verdict : ""}`;
-  if (e.kind === "tool") return `${e.tool}: ${(e.args && e.args.query) || ""}`;
-  if (e.kind === "retrieve") return `retrieve ${e.tool || ""}`;
-  return e.tool ? `${e.kind} ${e.tool}` : e.kind;
+  const verdict = e.args && e.args.verdict;
+  if (e.kind === "gate" && e.args && e.args.round) return `${stepName(e.tool)} · ${t("progress.round")} ${e.args.round}`;
+  if (e.kind === "gate") return `${stepName(e.tool)}${verdict ? " " + stepName(verdict) : ""}`;
+  if (e.kind === "tool") return `${stepName(e.tool)}: ${(e.args && e.args.query) || ""}`;
+  if (e.kind === "retrieve") return `${stepName("retrieve")} ${e.tool || ""}`;
+  return e.tool ? `${stepName(e.kind)} ${stepName(e.tool)}` : stepName(e.kind);
 }
 
 /** What a step lacked, when it blocked: an INSUFFICIENT verdict, a blocked query, a cap. */
@@ -582,6 +603,17 @@ function graphRows(trace) {
   }
   if (legs.length) rows.push(legs.map((e) => ({ e, legs: [] })));
   return rows;
+}
+
+/** ``text`` cut (with …) to about ``width`` pixels at ``size`` px: CJK glyphs are square, Latin
+ *  ones a bit over half as wide. */
+function fit(text, width, size) {
+  let used = 0;
+  for (let i = 0; i < text.length; i++) {
+    used += /[\u2e80-\u9fff\uf900-\ufaff\uff00-\uffef]/.test(text[i]) ? size : size * 0.6;
+    if (used > width - size) return text.slice(0, i) + "…";
+  }
+  return text;
 }
 
 function clearGraph() {
@@ -625,18 +657,15 @@ function drawGraph(trace) {
     const tip = [`${e.step}. ${stepLabel(e)}`, `${Math.round(e.duration_ms || 0)} ${t("progress.ms")}`,
       blocked ? `${t("progress.missing")}: ${blocked}` : null, e.fallback ? `fallback: ${e.fallback}` : null,
       e.detail ? e.detail.slice(0, 200) : null, legMs.length ? legMs.join(" · ") : null].filter(Boolean).join("\n");
-    const label = stepLabel(e);
-    const maxChars = Math.max(6, Math.floor(w / 6.6));
-    const shown = label.length > maxChars ? label.slice(0, maxChars - 1) + "…" : label;
+    const shown = fit(stepLabel(e), w - 12, 11);
     const g = svg("g", { class: `node k-${e.kind}${blocked ? " blocked" : ""}${e.fallback ? " fell-back" : ""}`,
       tabindex: "0", role: "listitem", "aria-label": tip.replace(/\n/g, "; "), "data-kind": e.kind, "data-step": e.step },
       svg("title", {}, document.createTextNode(tip)),
       svg("rect", { x, y, width: w, height: NH, rx: 7 }),
       svg("text", { x: x + w / 2, y: y + (blocked ? 12 : NH / 2 + 4), "text-anchor": "middle" }, document.createTextNode(shown)));
     if (blocked) {
-      const b = `${t("progress.missing")}: ${blocked}`;
       g.append(svg("text", { x: x + w / 2, y: y + 25, "text-anchor": "middle", class: "missing" },
-        document.createTextNode(b.length > maxChars + 4 ? b.slice(0, maxChars + 3) + "…" : b)));
+        document.createTextNode(fit(`${t("progress.missing")}: ${blocked}`, w - 12, 10))));
     }
     const showTip = () => { const tipEl = $("graph-tip"); tipEl.textContent = tip; tipEl.hidden = false; };
     g.addEventListener("mouseenter", showTip);
@@ -674,6 +703,7 @@ async function openDocView(docId, chunkId) {
   try { doc = await loadDocument(docId); } catch (e) { showError(e.message); return; }
   const panel = $("docs-view");
   panel.hidden = false;
+  $("view-docs").classList.add("viewing");
   docHeader(doc, $("docs-view-title"), $("docs-view-meta"));
   const body = $("docs-view-body");
   renderDocText(doc, body, chunkId || null, "");
@@ -757,7 +787,7 @@ function wire() {
   $("stop").addEventListener("click", stop);
   $("new-session").addEventListener("click", newSession);
   $("doc-close").addEventListener("click", closeDoc);
-  $("docs-view-close").addEventListener("click", () => { $("docs-view").hidden = true; });
+  $("docs-view-close").addEventListener("click", () => { $("docs-view").hidden = true; $("view-docs").classList.remove("viewing"); });
   $("tab-ask").addEventListener("click", () => showView("ask"));
   $("tab-docs").addEventListener("click", () => showView("docs"));
   $("lang").addEventListener("click", () => {
