@@ -115,6 +115,8 @@ def test_an_answer_streams_in_with_citation_cards_and_the_progress_graph(page):
     turn.locator(".answer").wait_for()
     assert turn.locator(".badge").get_attribute("data-status") == "answered"
     assert "300" in turn.locator(".answer").inner_text()
+    timing = page.evaluate("window.__arag.timings[0]")
+    assert timing["asked"] < timing["firstStep"] < timing["answer"]  # steps drawn before the answer
     card = turn.locator(".card").first
     assert "高温津贴" in card.locator(".card-title").inner_text()
     assert card.locator(".clause").inner_text().startswith("第")
@@ -177,6 +179,11 @@ def test_an_out_of_scope_question_abstains_and_names_the_gap(page):
     gaps = turn.locator(".gaps li")
     assert gaps.count() >= 1 and gaps.first.inner_text().strip()
     assert turn.locator(".card").count() == 0
+    # the step that blocked is drawn as such, naming what was missing
+    blocked = page.locator(".graph-svg .node.blocked")
+    assert blocked.count() >= 1
+    assert "missing:" in blocked.first.get_attribute("aria-label")
+    assert blocked.first.locator("text.missing").text_content().startswith("missing:")
 
 
 def test_stop_during_a_slow_llm_run_ends_it_as_aborted(page, slow_llm):
