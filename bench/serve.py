@@ -44,6 +44,26 @@ def _pct(values: list[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(p * (len(ordered) - 1))))]
 
 
+def start_server(index: Path, env: dict[str, str], workers: int = 1) -> tuple[subprocess.Popen, str, float]:
+    """``arag serve`` over ``index`` on a free port: (process, root URL, seconds until ready)."""
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+    proc = subprocess.Popen([sys.executable, "-m", "agentic_rag.cli", "serve", "--index", str(index),
+                             "--port", str(port), "--workers", str(workers)],
+                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    t0 = time.perf_counter()
+    while True:
+        try:
+            if httpx.get(f"{url}/readyz", timeout=2).status_code == 200:
+                return proc, url, round(time.perf_counter() - t0, 2)
+        except httpx.HTTPError:
+            pass
+        if proc.poll() is not None or time.perf_counter() - t0 > 120:
+            proc.kill()
+            raise SystemExit("arag serve did not start")
+        time.sleep(0.2)
+
+
 class _Conn:
     """One keep-alive HTTP/1.1 connection with just enough parsing for JSON replies."""
 
@@ -167,23 +187,9 @@ def main() -> None:
                 t0 = time.perf_counter()
                 engine.ask(q)
                 inproc.append((time.perf_counter() - t0) * 1000)
-        port = _free_port()
-        url = f"http://127.0.0.1:{port}"
-        proc = subprocess.Popen([sys.executable, "-m", "agentic_rag.cli", "serve", "--index", str(index),
-                                 "--port", str(port), "--workers", str(args.workers)],
-                                env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        proc, url, ready_s = start_server(index, env, args.workers)
         try:
-            t0 = time.perf_counter()
-            while True:
-                try:
-                    if httpx.get(f"{url}/readyz", timeout=2).status_code == 200:
-                        break
-                except httpx.HTTPError:
-                    pass
-                if proc.poll() is not None or time.perf_counter() - t0 > 120:
-                    raise SystemExit("arag serve did not start")
-                time.sleep(0.2)
-            result["server_ready_s"] = round(time.perf_counter() - t0, 2)
+            result["server_ready_s"] = ready_s
             with httpx.Client(base_url=url, timeout=60) as c:  # the server's own warm-up pass
                 for q in questions:
                     c.post("/v1/ask", json={"question": q, "options": {"cache": False}})

@@ -209,3 +209,20 @@ def test_every_command_checks_the_data_files_config_names(tmp_path: Path, monkey
     monkeypatch.chdir(tmp_path)
     code, _, err = run(*command, "--index", str(tmp_path / "i"))
     assert code == 2 and "router.lexicon" in err and "not-a-category" in err
+
+
+def test_ask_takes_the_three_controls_as_flags(corpus: Path, tmp_path: Path):
+    index = str(tmp_path / "idx")
+    run("ingest", str(corpus), "--index", index)
+    question = "2021年住院费用报销比例是多少？"  # the corpus has 2024 rules only
+    code, out, _ = run("ask", question, "--index", index, "--json", "--retrieval", "1")
+    assert code == 0 and json.loads(out)["usage"]["retrieval_rounds"] == 1
+    code, out, _ = run("ask", question, "--index", index, "--json")
+    normal = json.loads(out)
+    code, out, _ = run("ask", question, "--index", index, "--json", "--latitude", "0")
+    strict = json.loads(out)
+    # a partial answer (the year is missing) becomes an abstention under strict latitude
+    assert normal["status"] == "answered" and normal["gaps"] == ["2021"] and normal["citations"]
+    assert strict["status"] == "abstained" and not strict["citations"] and "2021" in strict["text"]
+    code, _, err = run("ask", question, "--index", index, "--reflection", "3")
+    assert code == 2 and "--reflection" in err

@@ -233,15 +233,31 @@ def _llm_overrides(llm_provider: str | None, llm_model: str | None, llm_base_url
     return {"llm": llm or None, "runtime": {"mode": mode} if mode else None}
 
 
-def _session(engine: Any, session_id: str | None = None, persist: bool = False) -> Any:
+def _control_options(fn: F) -> F:
+    """The web page's three sliders as flags (see ``Limits.with_controls``)."""
+    fn = click.option("--latitude", type=click.IntRange(0, 2), default=None,
+                      help="inference latitude: 0 abstain unless fully covered, 1 default, "
+                           "2 quote the closest passages as needs_review")(fn)
+    fn = click.option("--reflection", type=click.IntRange(0, 2), default=None,
+                      help="reflection depth: 0 one round without sufficiency/verification gates, "
+                           "1 default, 2 stricter sufficiency and every sentence re-verified")(fn)
+    fn = click.option("--retrieval", type=click.IntRange(1, 4), default=None,
+                      help="retrieval intensity: queries per round x rounds, 1 = 1x1, 2 = 2x2, "
+                           "3 = 3x3 (default), 4 = 3x5")(fn)
+    return fn
+
+
+def _session(engine: Any, session_id: str | None = None, persist: bool = False,
+             controls: dict[str, int | None] | None = None) -> Any:
     from agentic_rag.models.llm import make_llm
-    from agentic_rag.runtime import AgentRuntime, Session, SessionStore
+    from agentic_rag.runtime import AgentRuntime, Limits, Session, SessionStore
 
     if not engine.store.stats()["docs"]:
         from agentic_rag.errors import StoreError
 
         raise StoreError(f"the index {engine.settings.index} is empty: run `arag ingest PATH` first")
-    runtime = AgentRuntime.from_engine(engine, llm=make_llm(engine.settings))
+    limits = Limits.from_settings(engine.settings).with_controls(**(controls or {}))
+    runtime = AgentRuntime.from_engine(engine, llm=make_llm(engine.settings), limits=limits)
     store = SessionStore.for_index(engine.settings.index) if persist else None
     if session_id:
         return Session.open(runtime, session_id, store or SessionStore.for_index(engine.settings.index))
@@ -251,10 +267,12 @@ def _session(engine: Any, session_id: str | None = None, persist: bool = False) 
 @app.command()
 @click.argument("question")
 @_llm_options
+@_control_options
 @_common
 @_errors
 def ask(question: str, llm_provider: str | None, llm_model: str | None, llm_base_url: str | None,
-        mode: str | None, index: Path | None, config: Path | None, as_json: bool) -> None:
+        mode: str | None, retrieval: int | None, reflection: int | None, latitude: int | None,
+        index: Path | None, config: Path | None, as_json: bool) -> None:
     """Answer a question from the indexed documents, citing every sentence. Ctrl-C stops between
     steps and shows what was found so far."""
     overrides = _llm_overrides(llm_provider, llm_model, llm_base_url, mode)
@@ -262,7 +280,8 @@ def ask(question: str, llm_provider: str | None, llm_model: str | None, llm_base
         problem = _question_problem(question, engine.settings)
         if problem:
             _fail(problem)
-        answer = _session(engine).ask_interruptible(question)
+        controls = {"retrieval": retrieval, "reflection": reflection, "latitude": latitude}
+        answer = _session(engine, controls=controls).ask_interruptible(question)
     if as_json:
         _dump(answer.model_dump(mode="json"))
     else:

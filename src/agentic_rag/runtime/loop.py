@@ -64,6 +64,16 @@ class Limits(BaseModel):
     max_question_chars: int = Field(2000, ge=10)
     max_query_chars: int = Field(300, ge=10, description="search queries and plan steps are cut here")
     max_reply_chars: int = Field(32_000, ge=100, description="longer LLM replies are invalid output")
+    queries_per_round: int = Field(3, ge=1, le=3, description="search queries run per retrieval round")
+    reflection: Literal[0, 1, 2] = Field(
+        1, description="0: one round, no sufficiency gate, no LLM writer, the Reasoner's own "
+                       "sentence check only; 1: every gate; 2: as 1, plus a sufficiency bar of at "
+                       "least 0.8 and every sentence re-verified (by the LLM too, when one runs)")
+    latitude: Literal[0, 1, 2] = Field(
+        1, description="0: abstain, naming what is missing, unless the evidence covers the whole "
+                       "question; 1: answer what was found and name the rest; 2: as 1, and where "
+                       "the Reasoner would abstain but passages were found, quote the best of them "
+                       "as an answer marked needs_review")
 
     @classmethod
     def from_settings(cls, settings: Any) -> "Limits":
@@ -72,6 +82,31 @@ class Limits(BaseModel):
                    sufficiency_threshold=rt.sufficiency_threshold, max_rounds=rv.max_rounds, k=rv.k,
                    deadline_s=rt.deadline_s, max_question_chars=rt.max_question_chars,
                    max_query_chars=rt.max_query_chars, max_reply_chars=settings.llm.max_reply_chars)
+
+    def with_controls(self, *, retrieval: int | None = None, reflection: int | None = None,
+                      latitude: int | None = None) -> "Limits":
+        """These limits under the web page's three sliders (None: leave as configured).
+        ``retrieval`` 1-4 is retrieval intensity: 1 = one query in one round, 2 = two queries
+        per round in up to two rounds, 3 = three and three (the defaults), 4 = three queries in
+        up to five rounds. ``reflection`` and ``latitude`` set the fields of the same names.
+
+        >>> Limits().with_controls(retrieval=1).max_rounds
+        1
+        """
+        update: dict[str, Any] = {}
+        if retrieval is not None:
+            if retrieval not in RETRIEVAL_LEVELS:
+                raise ValueError(f"retrieval intensity must be one of 1-4, got {retrieval!r}")
+            update["queries_per_round"], update["max_rounds"] = RETRIEVAL_LEVELS[retrieval]
+        if reflection is not None:
+            update["reflection"] = reflection
+        if latitude is not None:
+            update["latitude"] = latitude
+        return self.model_validate({**self.model_dump(), **update}) if update else self
+
+
+#: retrieval intensity → (queries per round, retrieval rounds)
+RETRIEVAL_LEVELS: dict[int, tuple[int, int]] = {1: (1, 1), 2: (2, 2), 3: (3, 3), 4: (3, 5)}
 
 
 def check_question(question: str, max_chars: int) -> None:
@@ -221,6 +256,7 @@ class AgentRuntime:
                 answer = self._react(run, route, history)
             else:
                 answer = self._plan(run, route)
+            answer = self._latitude(run, answer)
             state.status = "answered"
         except _Aborted:
             answer = self._aborted(run)
@@ -367,13 +403,18 @@ class AgentRuntime:
             run.next_step()
             queries = run.gates.plan(route, missing=missing,
                                      already_run=[r.query for r in run.retrieval.queries.values()])
+            queries = queries[:self.limits.queries_per_round]
             if not [q for q in queries if normalize_query(q) not in run.retrieval.queries]:
                 run.cap = "no new query left to run"
                 break
             self._retrieve(run, route, queries)
+            if self.limits.reflection == 0:
+                run.tracer.emit("gate", tool="sufficiency", args={"verdict": "SKIPPED"},
+                                detail="skipped: reflection depth 0 (one retrieval round)")
+                break
             suff = run.gates.sufficiency(route, run.retrieval.ranked(self.limits.k))
             run.last_sufficiency = suff
-            if suff.sufficient and suff.confidence >= self.limits.sufficiency_threshold:
+            if suff.sufficient and suff.confidence >= self._sufficiency_bar():
                 run.retrieval.gaps.clear()
                 break
             missing = suff.missing_element(route)
@@ -386,8 +427,24 @@ class AgentRuntime:
         run.checkpoint()
         self._past_deadline(run, route)  # recorded even when the last round ended on its own
         answer, evidence = self._reason(run, route)
-        return run.gates.verify(answer.model_copy(update={"question": run.question}), evidence,
-                                written_by_llm=False)
+        return self._verify(run, answer.model_copy(update={"question": run.question}), evidence)
+
+    def _sufficiency_bar(self) -> float:
+        """The confidence at which retrieval stops: reflection depth 2 asks for at least 0.8."""
+        bar = self.limits.sufficiency_threshold
+        return max(bar, 0.8) if self.limits.reflection >= 2 else bar
+
+    def _verify(self, run: _Run, answer: Answer, evidence: list[Evidence]) -> Answer:
+        """Gate 4 on the Reasoner's own (extractive) answer, as deep as the reflection depth
+        says: 0 keeps the Reasoner's sentence check (the gate is skipped and says so), 1 runs
+        the gate, 2 re-checks every sentence as if a model had written it."""
+        if self.limits.reflection == 0:
+            if answer.sentences:
+                run.tracer.emit("verify", args={"unsupported": [s.text for s in answer.sentences
+                                                                 if not s.supported]},
+                                detail="skipped: reflection depth 0 (the Reasoner's own sentence check)")
+            return answer
+        return run.gates.verify(answer, evidence, written_by_llm=self.limits.reflection >= 2)
 
     # ------------------------------------------------------------------ react
     def _react(self, run: _Run, route: RouteDecision, history: str) -> Answer:
@@ -446,6 +503,9 @@ class AgentRuntime:
         """The deterministic agent: search the planned queries until the rules call it sufficient."""
         evidence = run.retrieval.ranked(self.limits.k)
         missing = ""
+        if self.limits.reflection == 0 and run.retrieval.rounds >= 1:
+            return prompts.AgentStep(thought="rules: one round at reflection depth 0", final=True,
+                                     confidence=0.0)
         if run.retrieval.rounds >= self.limits.max_rounds:
             run.cap = f"retrieval round cap ({self.limits.max_rounds})"
             return prompts.AgentStep(thought="rules: retrieval rounds used up", final=True,
@@ -453,7 +513,7 @@ class AgentRuntime:
         if evidence:
             suff = sufficiency_rules(route, evidence)
             run.last_sufficiency = suff
-            if suff.sufficient and suff.confidence >= self.limits.sufficiency_threshold:
+            if suff.sufficient and (suff.confidence >= self._sufficiency_bar() or self.limits.reflection == 0):
                 return prompts.AgentStep(thought="rules: evidence sufficient", final=True,
                                          confidence=suff.confidence)
             missing = suff.missing
@@ -512,10 +572,10 @@ class AgentRuntime:
         answer, evidence = self._reason(run, route)
         answer = answer.model_copy(update={"question": run.question})
         written = False
-        if run.llm is not None and evidence and answer.status != "abstained":
+        if run.llm is not None and evidence and answer.status != "abstained" and self.limits.reflection > 0:
             draft, written = self._write(run, answer, evidence)
         if not written:
-            return run.gates.verify(answer, evidence, written_by_llm=False)
+            return self._verify(run, answer, evidence)
         checked = run.gates.verify(draft, evidence, written_by_llm=True)
         if all(s.supported for s in checked.sentences):
             return checked
@@ -600,7 +660,8 @@ class AgentRuntime:
             if not sub_route.slots.years and route.slots.years:  # the question's time anchor holds for every step
                 sub_route = sub_route.model_copy(update={"slots": sub_route.slots.model_copy(
                     update={"years": route.slots.years}), "version": route.version})
-            queries = plan_rules(sub_route, already_run=[r.query for r in run.retrieval.queries.values()])[:2]
+            queries = plan_rules(sub_route, already_run=[r.query for r in run.retrieval.queries.values()])[
+                :min(2, self.limits.queries_per_round)]
             found = self._retrieve(run, sub_route, queries) if queries else []
             suff = run.gates.sufficiency(sub_route, found or run.retrieval.ranked(self.limits.k))
             if suff.sufficient:
@@ -610,7 +671,7 @@ class AgentRuntime:
                 done.append((sub, f"missing {suff.missing}"))
                 narrower = f"{sub_route.query or sub} {suff.missing}".strip()
                 spare = self.limits.max_rounds - run.retrieval.rounds - len(steps)
-                if sub not in retried and suff.missing and spare > 0:  # one narrower retry, if rounds allow
+                if sub not in retried and suff.missing and spare > 0 and self.limits.reflection > 0:  # one narrower retry, if rounds allow
                     retried.add(narrower)
                     steps.insert(0, narrower)
                     run.tracer.emit("plan", args={"steps": steps}, detail="revised: narrower retry")
@@ -668,6 +729,41 @@ class AgentRuntime:
             if queries:
                 self._retrieve(run, route, queries, timeout_s=self.tools.timeout_s)
         return True
+
+    def _latitude(self, run: _Run, answer: Answer) -> Answer:
+        """How far the answer may go beyond what the evidence fully covers (``limits.latitude``):
+        0 turns a partial or unconfirmed answer into an abstention naming what is missing; 2
+        turns an abstention over found passages into their best sentences, marked
+        ``needs_review``. Either change is a ``gate`` event (tool ``latitude``)."""
+        level = self.limits.latitude
+        gaps = list(dict.fromkeys([*answer.gaps, *run.retrieval.gaps]))
+        zh = prompts.language_of(run.question) == "zh"
+        if level == 0 and answer.status in ("answered", "needs_review") and (gaps or answer.status == "needs_review"):
+            missing = gaps or [s.text for s in answer.sentences if not s.supported][:2]
+            text = (f"证据未完整覆盖这个问题（缺少：{'、'.join(missing)}），按严格的推断范围不作回答。" if zh else
+                    f"The evidence does not cover the whole question (missing: {', '.join(missing)}), "
+                    f"so under strict inference latitude there is no answer.")
+            run.tracer.emit("gate", tool="latitude", args={"level": level, "from": answer.status,
+                                                           "to": "abstained", "missing": missing},
+                            detail="strict: a partial answer becomes an abstention")
+            return answer.model_copy(update={"text": text, "status": "abstained", "sentences": [],
+                                             "citations": [], "conflicts": [], "gaps": missing})
+        evidence = run.retrieval.ranked(self.limits.k)
+        if level == 2 and answer.status == "abstained" and evidence:
+            sentences, citations = [], []
+            for ev in evidence[:2]:
+                quote = _first_sentence(ev.chunk.text)
+                sentences.append(AnswerSentence(text=quote, citations=[ev.chunk_id]))
+                citations.append(citation_of(ev).model_copy(update={"quote": quote}))
+            run.tracer.emit("gate", tool="latitude", args={"level": level, "from": "abstained",
+                                                           "to": "needs_review"},
+                            evidence_ids=[c.chunk_id for c in citations],
+                            detail="lenient: the closest passages instead of an abstention, to be reviewed")
+            lead = "证据不足，以下是最接近的条文，需人工核对：" if zh else                 "The evidence is partial; the closest passages, to be reviewed: "
+            return answer.model_copy(update={
+                "text": lead + compose_text(sentences, citations, run.question), "status": "needs_review",
+                "sentences": sentences, "citations": citations, "gaps": gaps or [run.question]})
+        return answer
 
     def _aborted(self, run: _Run) -> Answer:
         r = run.retrieval

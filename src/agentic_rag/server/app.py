@@ -18,11 +18,13 @@ import threading
 import time
 from collections.abc import Callable
 from contextlib import asynccontextmanager
+from pathlib import Path
 from typing import Annotated, Any, TypeVar
 
 from fastapi import FastAPI, File, Query, Request, UploadFile
 from fastapi.exceptions import RequestValidationError
-from fastapi.responses import JSONResponse, Response, StreamingResponse
+from fastapi.responses import FileResponse, JSONResponse, Response, StreamingResponse
+from fastapi.staticfiles import StaticFiles
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -36,12 +38,15 @@ from agentic_rag.server.schemas import (AbortResult, AskRequest, ChatCompletion,
                                         DocumentSummary, DocumentView, ErrorBody, FeedbackRecord,
                                         FeedbackRequest, Health, ModelCard, ModelList, ReasonRequest,
                                         RetrieveRequest, RetrieveResponse, RouteRequest,
-                                        ServedAnswer, SessionCreated, SessionView, UploadResult)
+                                        ServedAnswer, ServiceInfo, SessionCreated, SessionView,
+                                        UploadResult)
 from agentic_rag.server.service import InputError, Service
 from agentic_rag.types import Answer, RouteDecision, TraceEvent
 
 MODEL_ID = "agentic-rag"
-_OPEN_PATHS = ("/healthz", "/readyz", "/docs", "/openapi.json", "/redoc")
+_OPEN_PATHS = ("/healthz", "/readyz", "/docs", "/openapi.json", "/redoc", "/static/")
+#: the web page: static files shipped in the package (no data in them, so no key needed)
+WEB = Path(__file__).with_name("web")
 _ERRORS: dict[int | str, dict[str, Any]] = {
     code: {"model": ErrorBody} for code in (400, 401, 404, 409, 413, 415, 422, 503)}
 
@@ -99,6 +104,18 @@ def create_app(settings: Settings | None = None, *, service: Service | None = No
              responses={200: {"content": {"text/plain": {}}}})
     def metrics() -> Response:
         return Response(svc.metrics.render(), media_type=svc.metrics.content_type)
+
+    @app.get("/v1/info", response_model=ServiceInfo, tags=["service"])
+    def info() -> ServiceInfo:
+        """The LLM (if any), the modes and the sliders' ranges: what the web page draws."""
+        return svc.info()
+
+    # ------------------------------------------------------------------ the web page
+    @app.get("/", include_in_schema=False)
+    def page() -> FileResponse:
+        return FileResponse(WEB / "index.html", headers={"Cache-Control": "no-cache"})
+
+    app.mount("/static", StaticFiles(directory=WEB), name="static")
 
     # ------------------------------------------------------------------ the three agents
     @app.post("/v1/route", response_model=RouteDecision, responses=_ERRORS, tags=["agents"])
@@ -300,7 +317,7 @@ class _Gate:
 
     def _refuse(self, scope: dict, path: str) -> JSONResponse | None:
         headers = dict(scope.get("headers") or [])
-        if self.keys and not path.startswith(_OPEN_PATHS):
+        if self.keys and path != "/" and not path.startswith(_OPEN_PATHS):
             given = headers.get(b"x-api-key", b"")
             auth = headers.get(b"authorization", b"")
             if auth.lower().startswith(b"bearer "):

@@ -23,6 +23,25 @@ class AskOptions(_Request):
     cache: bool = Field(True, description="use and fill the answer cache (questions outside a session)")
 
 
+class AskControls(_Request):
+    """The web page's three sliders (None: as configured). See
+    :meth:`agentic_rag.runtime.Limits.with_controls`."""
+
+    retrieval: int | None = Field(None, ge=1, le=4, description="retrieval intensity: 1 = one query "
+                                  "in one round, 2 = two queries a round in up to two rounds, 3 = "
+                                  "three and three (default), 4 = three queries in up to five rounds")
+    reflection: Literal[0, 1, 2] | None = Field(None, description="reflection depth: 0 = one round, "
+                                                "no sufficiency or verification gate; 1 = every gate "
+                                                "(default); 2 = stricter sufficiency, every sentence re-verified")
+    latitude: Literal[0, 1, 2] | None = Field(None, description="inference latitude: 0 = abstain unless "
+                                              "the whole question is covered; 1 = answer what was found, "
+                                              "name the rest (default); 2 = quote the closest passages "
+                                              "as needs_review instead of abstaining")
+
+    def key(self) -> tuple[int | None, int | None, int | None]:
+        return (self.retrieval, self.reflection, self.latitude)
+
+
 class AskRequest(_Request):
     question: str = Field(min_length=1)
     session_id: str | None = Field(None, min_length=1, max_length=64)
@@ -31,6 +50,7 @@ class AskRequest(_Request):
     k: int | None = Field(None, ge=1, le=50, description="evidence handed to the Reasoner")
     stream: bool = Field(False, description="server-sent events (same as Accept: text/event-stream)")
     options: AskOptions = Field(default_factory=AskOptions)
+    controls: AskControls = Field(default_factory=AskControls)
 
 
 class ServedAnswer(Answer):
@@ -208,6 +228,25 @@ class ModelCard(BaseModel):
 class ModelList(BaseModel):
     object: Literal["list"] = "list"
     data: list[ModelCard]
+
+
+class ControlInfo(BaseModel):
+    name: Literal["retrieval", "reflection", "latitude"]
+    min: int
+    max: int
+    default: int
+
+
+class ServiceInfo(BaseModel):
+    """What a client (the web page) needs to draw its controls."""
+
+    version: str
+    llm: str | None = Field(description='the configured LLM provider; null when it is "none"')
+    modes: list[Mode]
+    default_mode: Mode
+    controls: list[ControlInfo]
+    docs: int
+    chunks: int
 
 
 class Health(BaseModel):

@@ -27,9 +27,9 @@ from agentic_rag.server.deadline import answer_within
 from agentic_rag.server.feedback import FeedbackLog
 from agentic_rag.server.metrics import Metrics
 from agentic_rag.server.runs import RunAbort, RunRegistry
-from agentic_rag.server.schemas import (AskRequest, ClauseSpan, DocumentSummary, DocumentView,
+from agentic_rag.server.schemas import (AskControls, AskRequest, ClauseSpan, ControlInfo, DocumentSummary, DocumentView,
                                         FeedbackRecord, FeedbackRequest, IngestedFile, ServedAnswer,
-                                        SessionTurn, SessionView)
+                                        ServiceInfo, SessionTurn, SessionView)
 from agentic_rag.types import Answer, Evidence, RouteDecision, TraceEvent
 
 Sink = Callable[[TraceEvent], None]
@@ -61,7 +61,7 @@ class Service:
         self.feedback = FeedbackLog(index)
         self.cache = AnswerCache(index)
         self.metrics = Metrics()
-        self._runtimes: dict[tuple[bool, int | None], AgentRuntime] = {}
+        self._runtimes: dict[tuple[Any, ...], AgentRuntime] = {}
         self._lock = threading.Lock()
         self._ingest_lock = threading.Lock()
 
@@ -79,6 +79,17 @@ class Service:
         return {"docs": stats["docs"], "chunks": stats["chunks"], "index_version": stats["version"],
                 "dense": self.engine.dense_status, "llm": self.settings.llm.provider, "pid": os.getpid()}
 
+    def info(self) -> ServiceInfo:
+        from agentic_rag.runtime.loop import MODES
+
+        stats = self.engine.store.stats()
+        llm = self.settings.llm.provider if self.engine.llm is not None else None
+        return ServiceInfo(version=_version(), llm=llm, modes=list(MODES), default_mode=self.settings.runtime.mode,
+                           docs=stats["docs"], chunks=stats["chunks"],
+                           controls=[ControlInfo(name="retrieval", min=1, max=4, default=3),
+                                     ControlInfo(name="reflection", min=0, max=2, default=1),
+                                     ControlInfo(name="latitude", min=0, max=2, default=1)])
+
     def close(self) -> None:
         for rt in self._runtimes.values():
             rt.tools.close()
@@ -86,12 +97,16 @@ class Service:
             part.close()
         self.engine.close()
 
-    def runtime(self, use_llm: bool, k: int | None = None) -> AgentRuntime:
-        key = (use_llm, k)
+    def runtime(self, use_llm: bool, k: int | None = None,
+                controls: AskControls | None = None) -> AgentRuntime:
+        """One runtime per (LLM or not, k, slider settings): at most 2 × 51 × 60 of them."""
+        controls = controls or AskControls()
+        key = (use_llm, k, controls.key())
         with self._lock:
             rt = self._runtimes.get(key)
             if rt is None:
-                limits = Limits.from_settings(self.settings)
+                limits = Limits.from_settings(self.settings).with_controls(
+                    retrieval=controls.retrieval, reflection=controls.reflection, latitude=controls.latitude)
                 if k is not None:
                     limits = limits.model_copy(update={"k": k})
                 rt = AgentRuntime.from_engine(self.engine, llm=self.engine.llm if use_llm else None,
@@ -138,7 +153,8 @@ class Service:
         key = version = None
         if session_id is None and not history and request.options.cache and self.settings.server.cache:
             version = self.engine.store.version
-            key = cache_key(question, self._answer_settings(mode, use_llm, request.k), version)
+            key = cache_key(question, self._answer_settings(mode, use_llm, request.k, request.controls),
+                            version)
             hit = self.cache.get(key, version)
             self.metrics.cache_lookup(hit is not None)
             if hit is not None:
@@ -158,7 +174,7 @@ class Service:
             # the deadline counts from the request's arrival, not from the start of the run
             remaining = max(0.0, deadline_s - (time.monotonic() - started))
             answer, state, hit_deadline = self._run(question, state, mode, use_llm, request.k,
-                                                    remaining, on_event, abort)
+                                                    request.controls, remaining, on_event, abort)
         except BaseException:
             if session_id is not None:
                 state.status = "failed"
@@ -175,16 +191,16 @@ class Service:
         return self._served(answer, session_id, cached=False, deadline=hit_deadline)
 
     def _run(self, question: str, state: SessionState, mode: Any, use_llm: bool, k: int | None,
-             deadline_s: float, on_event: Sink | None,
+             controls: AskControls, deadline_s: float, on_event: Sink | None,
              abort: threading.Event) -> tuple[Answer, SessionState, bool]:
-        plain = self.runtime(False, k)
+        plain = self.runtime(False, k, controls)
 
         def deterministic(st: SessionState, sink: Sink, ab: threading.Event) -> Answer:
             return plain.run(question, state=st, mode=mode, on_event=sink, abort=ab)
 
         if not use_llm:
             return deterministic(state, on_event, abort), state, False  # type: ignore[arg-type]
-        agent = self.runtime(True, k)
+        agent = self.runtime(True, k, controls)
         # the runtime's own deadline (when this version of it has one) lets it finish in time
         # by itself; the thread below holds the guarantee either way
         extra = ({"deadline_s": deadline_s}
@@ -203,10 +219,11 @@ class Service:
         self.metrics.answer(served, cached=cached, deadline=deadline)
         return served
 
-    def _answer_settings(self, mode: Any, use_llm: bool, k: int | None) -> dict[str, Any]:
+    def _answer_settings(self, mode: Any, use_llm: bool, k: int | None,
+                         controls: AskControls) -> dict[str, Any]:
         s = self.settings
         return {"mode": mode or s.runtime.mode, "llm": [s.llm.provider, s.llm.model] if use_llm else None,
-                "k": k, "retrieval": s.retrieval.model_dump(mode="json"),
+                "k": k, "controls": list(controls.key()), "retrieval": s.retrieval.model_dump(mode="json"),
                 "reasoner": s.reasoner.model_dump(mode="json"), "router": s.router.model_dump(mode="json"),
                 "runtime": s.runtime.model_dump(mode="json"), "embedder": s.embedder.provider}
 
@@ -327,3 +344,12 @@ class Service:
         if answer is None:
             raise NotFoundError(f"no answer {item.answer_id!r} (answer ids come with every answer)")
         return self.feedback.add(item, answer.question)
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("agentic-rag")
+    except PackageNotFoundError:
+        return "0.1.0"
