@@ -216,7 +216,7 @@ def main() -> None:
             for name, payload in bodies.items():
                 path = name.split()[0]
                 for conc in args.concurrency:
-                    load[f"{name} c={conc}"] = asyncio.run(_load(port, path, payload, conc, args.seconds))
+                    load[f"{name} c={conc}"] = asyncio.run(_load(int(url.rsplit(":", 1)[1]), path, payload, conc, args.seconds))
             result["load"] = load
             pids = [proc.pid, *_children(proc.pid)]
             result["rss_mb"] = {str(p): _rss_mb(p) for p in pids}
