@@ -323,3 +323,22 @@ def test_markdown_code_blocks_are_not_structure():
     items = chunks("## Install\n```bash\n# download\n1. not a clause\n```\n## Use\nRun it.")
     assert [c.path for c in items] == [["Install"], ["Use"]]
     assert "# download" in items[0].text
+
+
+def test_a_clause_that_states_something_keeps_its_text_above_a_deeper_label():
+    # a full sentence after the label is no heading, whatever label follows it
+    text = ("# Crew Handbook\n\nSection 5(c) Radios are checked before every shift.\n\n"
+            "R.2 Spare batteries are kept in the van.\n\nArticle 9ter Night work pays a bonus.\n\n"
+            "9.1 The bonus is paid monthly.\n")
+    got = chunks(text)
+    joined = "\n".join(c.text for c in got)
+    for sentence in ("Radios are checked before every shift.", "Spare batteries are kept in the van.",
+                     "Night work pays a bonus.", "The bonus is paid monthly."):
+        assert sentence in joined
+    assert [c.clause for c in got if "Radios" in c.text] == ["Section 5(c)"]
+
+
+def test_a_short_title_above_its_subclauses_stays_a_heading():
+    got = chunks("# Rules\n\nSection 3 Meals\n\n3.1 Lunch is provided.\n\n3.2 Dinner is not.\n")
+    assert [c.clause for c in got] == ["3.1", "3.2"]
+    assert all(c.path[0] == "Section 3" for c in got)

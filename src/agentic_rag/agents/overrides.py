@@ -30,9 +30,8 @@ from typing import Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, model_validator
 
 from agentic_rag.errors import ConfigError
-from agentic_rag.text.numerals import cn_to_int
 
-__all__ = ["OverrideRule", "load_overrides", "parse_overrides", "clause_matches"]
+__all__ = ["OverrideRule", "load_overrides", "parse_overrides"]
 
 
 class OverrideRule(BaseModel):
@@ -96,21 +95,3 @@ def load_overrides(path: str | Path) -> list[OverrideRule]:
     except json.JSONDecodeError as exc:
         raise ConfigError(f"{p}: invalid JSON at line {exc.lineno}: {exc.msg}") from exc
     return parse_overrides(data, str(p))
-
-
-def _clause_number(label: str) -> str:
-    """第七条 / Article 7 / 7 -> "7" so that a pin written either way matches."""
-    s = label.strip().lower()
-    for prefix in ("第", "article", "art.", "section", "sec.", "§", "clause"):
-        s = s.removeprefix(prefix).strip()
-    s = s.removesuffix("条").strip()
-    value = cn_to_int(s)
-    return str(value) if value is not None else s
-
-
-def clause_matches(wanted: str, clause: str | None, clause_no: str | None) -> bool:
-    """Whether a pin's ``clause`` names this chunk's clause (label or number, any script)."""
-    if not clause and not clause_no:
-        return False
-    want = _clause_number(wanted)
-    return want in {_clause_number(clause or ""), (clause_no or "").lower()}

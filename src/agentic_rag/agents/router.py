@@ -91,7 +91,9 @@ _RE_AMOUNT = re.compile(
 _CN_NUM = r"[零〇一二三四五六七八九十百千两\d]+"
 _RE_CLAUSE = re.compile(
     rf"第{_CN_NUM}条(?:之{_CN_NUM})?|第{_CN_NUM}[章节款项]"
-    r"|(?:Article|Section|Clause|Art\.|Sec\.|§)\s*\d+(?:\.\d+)*[A-Za-z]?", re.IGNORECASE)
+    # English labels as written: Section 4, 4.1, 4(b), D.4, Article 12bis
+    r"|(?:Article|Section|Clause|Art\.|Sec\.|§)\s*(?:[A-Z]\.)?\d+(?:\.\d+)*(?:\([a-z0-9]{1,3}\))*"
+    r"(?:bis|ter|quater|(?<=\d)[A-Za-z](?![A-Za-z]))?", re.IGNORECASE)
 _PLACE_SUFFIX = r"(?:特别行政区|自治区|自治州|自治县|省|市|县|区)"
 _RE_PLACE = re.compile(rf"([\u4e00-\u9fff]{{2,4}}?{_PLACE_SUFFIX})")
 #: words that end in a place suffix but are not places (地区, 市区, 本市, 全省, 异地 ...)

@@ -479,8 +479,11 @@ def segment(text: str) -> list[_Segment]:
             clauses.append((m.level, m.label, m.no, m.idpart, m.label_short or m.label))
             ctx = _Context(heads=ctx.heads, clauses=clauses, appendix=ctx.appendix)
             nxt = markers[i + 1] if i + 1 < len(markers) else None
-            if nxt is not None and nxt.kind == "clause" and nxt.level > m.level:
-                # "Section 3 Meals" right above 3.1, 3.2: a heading, kept in their paths
+            if nxt is not None and nxt.kind == "clause" and nxt.level > m.level \
+                    and _title_line(text[m.pos:m.eol], m.label):
+                # "Section 3 Meals" right above 3.1, 3.2: a heading, kept in their paths; a
+                # clause that states something ("Section 7(b) Phones are replaced ...") keeps
+                # its text whatever follows it
                 skip_to = m.eol
         kind = "appendix" if ctx.appendix is not None else "body"
         start = m.pos
@@ -527,6 +530,15 @@ def split_span(text: str, start: int, end: int, max_chars: int) -> list[tuple[in
     if e > s:
         pieces.append((s, e))
     return pieces
+
+
+def _title_line(line: str, label: str) -> bool:
+    """Whether a clause's line is only its label and a short title ("Section 3 Meals", "第二章
+    总则"), not a statement: no sentence punctuation and a few words after the label."""
+    rest = line.strip().lstrip("#").strip()
+    rest = rest[len(label):] if rest.startswith(label) else rest
+    rest = rest.lstrip(" .:：-–—").rstrip()
+    return not re.search(r"[，。；！？,;!?]|\.\s|\.$", rest) and len(rest.split()) <= 6 and len(rest) <= 40
 
 
 def heading_only(text: str) -> bool:

@@ -12,7 +12,8 @@ __all__ = ["LONG_SENTENCE_CHARS", "is_heading", "label_length", "split_sentences
 _SENT_END = re.compile(r"[。！？!?]+|(?<=[a-z0-9)\]])\.(?=\s+[A-Z(\"“]|\s*$)")
 _LABEL = re.compile(
     r"^\s*(?:#+\s*)?(?:第[一二三四五六七八九十百千零〇\d]+[条章节款项](?:之[一二三四五六七八九十]+)?|"
-    r"(?:Article|Section|Clause|Art\.|Sec\.)\s*[\dIVXivx.]+[.:]?|\d+(?:\.\d+)+|[一二三四五六七八九十]+、|"
+    r"(?:Article|Section|Clause|Art\.|Sec\.|§)\s*(?:[A-Z]\.)?[\dIVXivx.]+(?:\([a-z0-9]{1,3}\))*"
+    r"(?:bis|ter|quater)?[.:]?|[A-Z]\.\d+(?:\.\d+)*(?=\s)|\d+(?:\.\d+)+|[一二三四五六七八九十]+、|"
     r"[（(][一二三四五六七八九十\d]+[)）]|\d+[.、)）]|[-*•])\s*"
 )
 #: a line that starts something new: a list item, a heading, a table row, a clause label

@@ -20,7 +20,8 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from agentic_rag.agents.overrides import OverrideRule, clause_matches
+from agentic_rag.agents.overrides import OverrideRule
+from agentic_rag.text.clauses import clause_matches
 from agentic_rag.agents.reasoner.conflicts import Fact, matter_label, matter_terms, same_matter
 from agentic_rag.types import Chunk, Conflict, ConflictValue, RouteDecision
 

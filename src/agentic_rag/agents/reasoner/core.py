@@ -74,6 +74,8 @@ from agentic_rag.agents.reasoner.question import (
 from agentic_rag.agents.reasoner.scoring import Signals, dense_signal, evidence_score
 from agentic_rag.agents.vocabulary import TextCover, Vocabulary, packaged_vocabulary
 from agentic_rag.config import ReasonerSettings
+from agentic_rag.text.clauses import clause_matches, clause_number
+from agentic_rag.text.language import is_cjk
 from agentic_rag.text.numerals import cn_to_int
 from agentic_rag.text.quantities import extract_quantities, same_value
 from agentic_rag.text.sentences import (
@@ -287,6 +289,9 @@ class Reasoner:
         if asks_conflict:
             # "不一致", "为准", "prevail" say that sources disagree, not what about
             q_terms = [replace(t, soft=True) if _CONFLICT_WORDS.search(t.text) else t for t in q_terms]
+        # the words of a clause label ("Section", "clause") are the clause, not things of their own
+        labels = [c.lower() for c in route.slots.clauses]
+        q_terms = [t for t in q_terms if not any(t.text.lower() in label for label in labels)]
         query = route.query.strip() if route.query else ""
         query_cover = TextCover(query) if query and query != question.strip() else None
         terms: list[Term] = []
@@ -320,13 +325,20 @@ class Reasoner:
             if pair not in base and pair in everything.text:
                 terms.append(Term(pair, pair, False, True))
                 base[pair] = 1.0
+        # a clause the question names ("第三十九条", "Section D.4") is a thing it asks about: only
+        # that clause covers it, by its label, whatever its text repeats
+        for label in route.slots.clauses:
+            t = Term(label, _CLAUSE_KEY + clause_number(label), False, is_cjk(label))
+            if t.key not in base:
+                terms.append(t)
+                base[t.key] = C.NAMED_TERM
         # rarer in the evidence -> more telling (a word no chunk mentions weighs the most)
         covers = [TextCover(f"{e.chunk.title}\n{e.chunk.text}\n{_table_text(e.chunk)}") for e in evidence]
         n = len(covers)
         weights: dict[str, float] = {}
         missing: list[Term] = []
         for t in terms:
-            df = sum(1 for c in covers if c.covers(t))
+            df = sum(1 for c, e in zip(covers, evidence) if _covers(c, t, e.chunk))
             weights[t.key] = base[t.key] * (1.0 + math.log((n + 1) / (df + 1)))
             if df == 0 and not t.soft:
                 if _thing_word(t):
@@ -415,9 +427,10 @@ class Reasoner:
                 sent.ev, sent.idx, sent.factor, sent.position, sent.dense = ev, idx, factor, pos, dense
                 if _unasked_condition(sent.text, asked):
                     sent.factor *= C.CONDITION_FACTOR
-                sent.hits = {t.key for t in plan.terms if sent.cover.covers(t)}
-                sent.ctx_hits = {t.key for t in plan.terms if t.key not in sent.hits and context.covers(t)}
-                sent.head_hits = {k for k in sent.ctx_hits if head.covers(next(t for t in plan.terms if t.key == k))}
+                sent.hits = {t.key for t in plan.terms if _covers(sent.cover, t, chunk)}
+                sent.ctx_hits = {t.key for t in plan.terms if t.key not in sent.hits and _covers(context, t, chunk)}
+                sent.head_hits = {k for k in sent.ctx_hits
+                                  if _covers(head, next(t for t in plan.terms if t.key == k), chunk)}
                 quantities = extract_quantities(sent.quote)
                 sent.has_quantity = bool(quantities)
                 sent.kinds = {q.kind for q in quantities}
@@ -703,6 +716,19 @@ class Reasoner:
 
 
 # -- helpers --------------------------------------------------------------------------------
+
+#: the key prefix of a question term that names a clause
+_CLAUSE_KEY = "§"
+
+
+def _covers(cover: TextCover, term: Term, chunk: Chunk) -> bool:
+    """Whether a text of ``chunk`` (a sentence, its context) mentions ``term``; a clause the
+    question names is mentioned by that clause only, by its label or number."""
+    if term.key.startswith(_CLAUSE_KEY):
+        return clause_matches(term.text, chunk.clause, chunk.clause_no)
+    return cover.covers(term)
+
+
 
 _LIST_SPLIT = re.compile(r"[、]|(?<=[\u3400-\u9fff])(?:和|及|与|以及)(?=[\u3400-\u9fff])")
 

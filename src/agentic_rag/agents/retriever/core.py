@@ -48,6 +48,7 @@ from agentic_rag.agents.retriever.fusion import fuse_rrf, fuse_weighted, minmax
 from agentic_rag.agents.retriever.legs import BM25Leg, Leg, LegQuery, VectorLeg
 from agentic_rag.agents.sufficiency import coverage
 from agentic_rag.agents.vocabulary import Vocabulary, load_synonyms
+from agentic_rag.text.clauses import clause_matches, clause_number
 from agentic_rag.text.names import title_matches, title_within
 from agentic_rag.text.similarity import char_bigrams, jaccard, sampled_grams, squash
 from agentic_rag.config import RetrievalSettings
@@ -234,7 +235,8 @@ class Retriever:
             filters.append(("version", (Filter(field="publish_date", op=">=", value=dt.date(y, 1, 1)),
                                         Filter(field="publish_date", op="<=", value=dt.date(y, 12, 31)))))
         if route.slots.clauses:
-            filters.append(("clause", (Filter(field="clause", op="in", value=list(route.slots.clauses)),)))
+            filters.append(("clause", (Filter(field="clause_no", op="in",
+                                              value=_clause_numbers(route.slots.clauses)),)))
         if route.slots.places:
             filters.append(("place", (Filter(field="extra.place", op="in",
                                              value=_place_variants(route.slots.places)),)))
@@ -355,7 +357,8 @@ class Retriever:
             variants = _place_variants(route.slots.places)
             parts["place"] = 1.0 if str(place) in variants or any(
                 v in str(place) for v in variants) else C.PLACE_MISMATCH
-        if route.slots.clauses and chunk.clause and chunk.clause in route.slots.clauses:
+        if route.slots.clauses and any(clause_matches(c, chunk.clause, chunk.clause_no)
+                                       for c in route.slots.clauses):
             parts["clause"] = C.CLAUSE_MATCH
         factor = 1.0
         for v in parts.values():
@@ -734,6 +737,18 @@ def _without_pinned_year(text: str, route: RouteDecision) -> str:
     stripped = re.sub(rf"(?<!\d){route.version}\s*(?:年版|年度|年的|年|版)?(?!\d)", " ", text)
     stripped = re.sub(r"\s+", " ", stripped).strip()
     return stripped if re.search(r"\w", stripped) else text
+
+
+def _clause_numbers(labels: Sequence[str]) -> list[str]:
+    """The ``clause_no`` values the clauses a question names may be stored under: the number
+    as written ("D.4", "4(b)", "12bis") and normalized ("39" for 第三十九条, "12-1" for 之一)."""
+    out: list[str] = []
+    for label in labels:
+        number = clause_number(label)
+        as_written = re.sub(r"^(?:第|article|art\.|section|sec\.|§|clause)\s*", "", label.strip(),
+                            flags=re.IGNORECASE).removesuffix("条")
+        out += [number, as_written, number[:1].upper() + number[1:]]
+    return _unique(v for v in out if v)
 
 
 def _place_variants(places: Sequence[str]) -> list[str]:

@@ -1,0 +1,44 @@
+"""Clause labels as people write them, compared by what they name.
+
+"第七条", "Article 7" and "7" name the same clause; so do "第十二条之一" and "12-1", "Section
+4(b)" and "4(b)", "§ D.4" and "D.4". :func:`clause_number` reduces a label to that number (the
+form ingest stores as ``Chunk.clause_no``); :func:`clause_matches` compares a label a person gave
+(a question's "第三十九条", an override's ``clause``) with a chunk's label and number.
+
+    >>> clause_number("第三十九条"), clause_number("Section 4(b)"), clause_number("第十二条之一")
+    ('39', '4(b)', '12-1')
+"""
+
+from __future__ import annotations
+
+import re
+
+from agentic_rag.text.numerals import cn_to_int
+
+__all__ = ["clause_matches", "clause_number"]
+
+_PREFIXES = ("第", "article", "art.", "section", "sec.", "§", "clause")
+_SUB = re.compile(r"^(?P<main>.+?)条之(?P<sub>.+)$")
+
+
+def clause_number(label: str) -> str:
+    """The number a clause label names, lowercased: 第七条 / Article 7 / 7 -> "7"."""
+    s = re.sub(r"\s+", " ", label.strip().lower())
+    m = _SUB.match(s.removeprefix("第"))
+    if m:
+        main, sub = cn_to_int(m.group("main")), cn_to_int(m.group("sub"))
+        if main is not None and sub is not None:
+            return f"{main}-{sub}"
+    for prefix in _PREFIXES:
+        s = s.removeprefix(prefix).strip()
+    s = s.removesuffix("条").strip()
+    value = cn_to_int(s)
+    return str(value) if value is not None else s
+
+
+def clause_matches(wanted: str, clause: str | None, clause_no: str | None) -> bool:
+    """Whether the label ``wanted`` names the clause labelled ``clause`` / numbered ``clause_no``."""
+    if not clause and not clause_no:
+        return False
+    want = clause_number(wanted)
+    return bool(want) and want in {clause_number(clause or ""), (clause_no or "").lower()}
