@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from agentic_rag.errors import IngestError
+from agentic_rag.ingest.pdf import PdfOptions, read_pdf
 from agentic_rag.ingest.tables import render_markdown
 
 #: suffixes handled by :func:`parse_bytes`
@@ -40,6 +41,10 @@ class Parsed:
     front_matter_rule: str = ""  # "YAML front matter" / "TOML front matter"
     #: HTML ``<meta name|property=... content=...>`` (name lowercased -> content)
     meta_tags: dict[str, str] = field(default_factory=dict)
+    #: PDF: ``(start, end, page, box)`` of each block of ``text`` (see ``pdf.locate``)
+    layout: list[tuple[int, int, int, tuple[float, float, float, float]]] = field(default_factory=list)
+    #: facts about the file for the document's ``extra`` (e.g. ``ocr_pages``)
+    extra: dict[str, Any] = field(default_factory=dict)
 
 
 # ---------------------------------------------------------------- text files and encodings
@@ -504,158 +509,29 @@ def _reading_order(shapes, depth: int = 0) -> list:
 
 # ---------------------------------------------------------------- PDF
 
-_PAGE_NUMBER = re.compile(r"^\s*(?:[-–—]\s*)?(?:第\s*\d+\s*页(?:\s*[/，,]?\s*共\s*\d+\s*页)?|"
-                          r"(?:page\s*)?\d+(?:\s*(?:/|of)\s*\d+)?)(?:\s*[-–—])?\s*$", re.I)
-
-
-def parse_pdf(data: bytes, path: str) -> Parsed:
-    import pymupdf
-
-    try:
-        pdf = pymupdf.open(stream=data, filetype="pdf")
-    except Exception as exc:  # pymupdf raises FileDataError/RuntimeError on corrupt input
-        cut = " (truncated: it ends before its end-of-file marker)" if _truncated(data) else ""
-        raise IngestError(path, f"corrupt or unreadable PDF{cut}: {exc}") from exc
-    with pdf:
-        if pdf.needs_pass or pdf.is_encrypted:
-            raise IngestError(path, "encrypted PDF: remove the password and ingest it again")
-        if pdf.page_count == 0:
-            raise IngestError(path, "corrupt PDF: no pages")
-        pages: list[list[str]] = []
-        try:
-            for page in pdf:
-                pages.append(_pdf_page(page))
-        except IngestError:
-            raise
-        except Exception as exc:
-            raise IngestError(path, f"corrupt PDF: {exc}") from exc
-        meta = pdf.metadata or {}
-        repaired = bool(getattr(pdf, "is_repaired", False))
-    text = "\n".join(item for items in _drop_running_lines(pages) for item in items)
-    if not text.strip():
-        if repaired or _truncated(data):
-            # a cut-off download reads as empty pages: say so, not "scanned"
-            raise IngestError(path, "truncated or damaged PDF: no text could be recovered "
-                                    "(the file ends early or its structure is broken)")
-        raise IngestError(path, "PDF has no text layer (scanned?); OCR is not supported")
+def parse_pdf(data: bytes, path: str, options: PdfOptions | None = None) -> Parsed:
+    """A PDF through ``pdf.py`` (layout, tables, OCR of scanned pages), with the page and box
+    of every block kept in ``Parsed.layout``."""
+    read = read_pdf(data, path, options)
     hints: dict[str, str] = {}
-    if meta.get("author"):
-        hints["author"] = meta["author"]
-    date = _pdf_date(meta.get("creationDate") or "")
-    if date:
-        hints["pdf_date"] = date
-    title = (meta.get("title") or "").strip()
-    return Parsed(text=text, title=title, hints=hints, rule="pdf metadata title" if title else "")
-
-
-def _truncated(data: bytes) -> bool:
-    """A PDF ends with ``%%EOF`` (an incremental update appends another); a cut-off download
-    does not."""
-    return b"%%EOF" not in data[-2048:]
-
-
-def _pdf_date(raw: str) -> str:
-    m = re.match(r"D:(\d{4})(\d{2})(\d{2})", raw)
-    return f"{m.group(1)}-{m.group(2)}-{m.group(3)}" if m else ""
-
-
-def _pdf_page(page) -> list[str]:
-    """Text blocks in reading order, with tables found by PyMuPDF rendered as Markdown in place."""
-    table_items: list[tuple[float, str, tuple[float, float, float, float]]] = []
-    try:
-        found = page.find_tables()
-        tables = list(found.tables) if found else []
-    except Exception:  # table detection is best effort; the text layer still comes through
-        tables = []
-    for t in tables:
-        rows = [[(c or "").replace("\n", " ").strip() for c in row] for row in t.extract()]
-        rows = [r for r in rows if any(r)]
-        if len(rows) < 2:
-            continue
-        header = [h.replace("\n", " ") if h else "" for h in (t.header.names if t.header else rows[0])]
-        body_rows = rows[1:] if header == rows[0] else rows
-        header, body_rows = _drop_empty_columns(header, body_rows)
-        table_items.append((t.bbox[1], render_markdown(header, body_rows), tuple(t.bbox)))
-    items: list[tuple[float, str]] = [(y, md) for y, md, _ in table_items]
-    boxes = [box for _, _, box in table_items]
-    for block in page.get_text("blocks", sort=True):
-        x0, y0, x1, y1, text, _, kind = block[:7]
-        if kind != 0:
-            continue  # image block
-        cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
-        if any(b[0] <= cx <= b[2] and b[1] <= cy <= b[3] for b in boxes):
-            continue  # already in a table
-        text = text.strip()
-        if not text or _PAGE_NUMBER.match(text):
-            continue
-        items.append((y0, _join_pdf_lines(text)))
-    items.sort(key=lambda item: item[0])
-    return [text for _, text in items]
-
-
-def _drop_running_lines(pages: list[list[str]]) -> list[list[str]]:
-    """Drop running headers and footers: a first or last block that repeats (digits aside) on at
-    least half of the pages of a document of three pages or more."""
-    if len(pages) < 3:
-        return pages
-    def key(s: str) -> str:
-        return re.sub(r"\d+", "#", s)
-    counts: dict[str, int] = {}
-    for items in pages:
-        for k in {key(items[0]), key(items[-1])} if items else set():
-            counts[k] = counts.get(k, 0) + 1
-    running = {k for k, n in counts.items() if n * 2 >= len(pages)}
-    if not running:
-        return pages
-    out = []
-    for items in pages:
-        items = list(items)
-        if items and key(items[0]) in running:
-            items = items[1:]
-        if items and key(items[-1]) in running:
-            items = items[:-1]
-        out.append(items)
-    return out
-
-
-def _drop_empty_columns(header: list[str], rows: list[list[str]]) -> tuple[list[str], list[list[str]]]:
-    # table detection on drawn grids can report a phantom column that holds nothing anywhere
-    width = max([len(header)] + [len(r) for r in rows])
-    keep = [i for i in range(width)
-            if (i < len(header) and header[i].strip() and not header[i].startswith("Col"))
-            or any(i < len(r) and r[i].strip() for r in rows)]
-    pick = lambda cells: [cells[i] if i < len(cells) else "" for i in keep]  # noqa: E731
-    return pick(header), [pick(r) for r in rows]
-
-
-_STRUCTURE_START = re.compile(
-    r"(?:第[一二三四五六七八九十百千零〇两\d]+[编章节条]|[（(][一二三四五六七八九十\d]+[)）]|[一二三四五六七八九十]+、|"
-    r"\d+(?:\.\d+)*[.、．\s]|附件|附录|注[：:]|Article\b|ARTICLE\b|Section\b|SECTION\b|§|Chapter\b|"
-    r"CHAPTER\b|Appendix\b|Annex\b|Note:|[-•·*]\s|\|)")
-_LINE_END = "。；：！？.;:!?」”）)"
-
-
-def _join_pdf_lines(text: str) -> str:
-    """Undo the page-width wrapping inside one PDF text block: a line that does not end a
-    sentence runs on into the next, unless the next starts a structure (第X条, （一）, 1.)."""
-    out: list[str] = []
-    for line in text.split("\n"):
-        line = line.strip()
-        if not line:
-            continue
-        if out and out[-1][-1] not in _LINE_END and not _STRUCTURE_START.match(line):
-            prev = out[-1]
-            ascii_join = prev[-1].isascii() and line[0].isascii()
-            out[-1] = prev + (" " if ascii_join and prev[-1] != "-" else "") + line
-        else:
-            out.append(line)
-    return "\n".join(out)
+    if read.author:
+        hints["author"] = read.author
+    if read.created:
+        hints["pdf_date"] = read.created
+    declared: dict[str, Any] = {}
+    if read.ocr_pages:
+        declared["ocr_pages"] = read.ocr_pages
+    if read.scanned_skipped:
+        declared["scanned_pages_not_read"] = read.scanned_skipped
+    return Parsed(text=read.text, title=read.title, hints=hints, rule=read.title_rule,
+                  layout=read.layout, extra=declared)
 
 
 # ---------------------------------------------------------------- dispatch
 
-def parse_bytes(data: bytes, path: str | Path) -> Parsed:
-    """Parse a file's bytes by its suffix. Empty input -> IngestError("empty file")."""
+def parse_bytes(data: bytes, path: str | Path, pdf: PdfOptions | None = None) -> Parsed:
+    """Parse a file's bytes by its suffix. Empty input -> IngestError("empty file"). ``pdf``:
+    the PDF backend and OCR settings (default: pdfium, OCR on)."""
     name = str(path)
     suffix = Path(name).suffix.lower()
     if not data or not data.strip():
@@ -667,7 +543,7 @@ def parse_bytes(data: bytes, path: str | Path) -> Parsed:
     elif suffix == ".docx":
         parsed = parse_docx(data, name)
     elif suffix == ".pdf":
-        parsed = parse_pdf(data, name)
+        parsed = parse_pdf(data, name, pdf)
     elif suffix == ".csv":
         parsed = parse_csv(data, name)
     elif suffix in (".xlsx", ".xlsm"):

@@ -35,6 +35,7 @@ from agentic_rag.ingest import edges as edge_rules
 from agentic_rag.ingest.chunking import chunk_document
 from agentic_rag.ingest.metadata import apply_overrides, extract_metadata, find_supersessions, index_terms
 from agentic_rag.ingest.parsers import PARSED_SUFFIXES, parse_bytes
+from agentic_rag.ingest.pdf import PdfOptions, locate
 from agentic_rag.store.base import DocumentStore
 from agentic_rag.types import Chunk, DocMeta, Document, DocStatus, Edge
 
@@ -109,19 +110,28 @@ def build_document(doc_id: str, source: str, content_hash: str, text: str, *, ti
                    title_rule: str = "", hints: dict[str, str] | None = None,
                    overrides: dict[str, Any] | None = None, fallback_title: str = "",
                    max_clause_chars: int = 500, overrides_from: str = "meta",
-                   declared: dict[str, Any] | None = None) -> tuple[Document, list[Chunk], list[Edge],
-                                                         list[edge_rules.PendingReference]]:
+                   declared: dict[str, Any] | None = None, file_extra: dict[str, Any] | None = None,
+                   layout: list | None = None) -> tuple[Document, list[Chunk], list[Edge],
+                                                        list[edge_rules.PendingReference]]:
     """One document from its text: metadata (then user overrides), chunks, same-document edges,
     and the references to other documents still to resolve. ``declared``: what the file states
-    about itself (``front_matter``, ``front_matter_rule``, ``meta_tags`` of a parser's result)."""
+    about itself (``front_matter``, ``front_matter_rule``, ``meta_tags`` of a parser's result);
+    ``file_extra``: facts about the file for ``meta.extra`` (``ocr_pages``); ``layout``: the page
+    and box of each block of a PDF's text, so that each chunk records where it stands
+    (``extra.page``, ``extra.pages``, ``extra.boxes``)."""
     meta = extract_metadata(text, title_hint=title_hint, title_rule=title_rule, hints=hints,
                             fallback_title=fallback_title, **(declared or {}))
+    if file_extra:
+        meta = meta.model_copy(update={"extra": {**meta.extra, **file_extra}})
     if overrides:
         meta = apply_overrides(meta, overrides, source, overrides_from)
     doc = Document(doc_id=doc_id, source=source, content_hash=content_hash, text=text, meta=meta)
     chunks = chunk_document(doc, max_clause_chars)
     if not chunks:
         raise IngestError(source, "empty file: no text to index")
+    if layout:
+        chunks = [c.model_copy(update={"extra": {**c.extra, **where}})
+                  if (where := locate(layout, *c.span)) else c for c in chunks]
     doc_edges, pending = edge_rules.references(chunks)
     return doc, chunks, doc_edges, pending
 
@@ -177,14 +187,17 @@ def _file_document(path: Path, settings: Settings, content_hash: str | None = No
     overrides, sidecar_raw = _read_sidecar(path)
     if content_hash is None:
         content_hash = hashlib.sha256(data + sidecar_raw).hexdigest()
-    parsed = parse_bytes(data, name)
+    ing = settings.ingest
+    parsed = parse_bytes(data, name, PdfOptions(engine=ing.pdf_engine, ocr=ing.ocr, ocr_dpi=ing.ocr_dpi,
+                                                ocr_max_pages=ing.ocr_max_pages))
     return build_document(doc_id_for_path(path), name, content_hash, parsed.text,
                           title_hint=parsed.title, title_rule=parsed.rule, hints=parsed.hints,
                           overrides=overrides, fallback_title=path.stem,
                           max_clause_chars=settings.ingest.max_clause_chars,
                           overrides_from=f"sidecar {path.name}.meta.json",
                           declared={"front_matter": parsed.front_matter, "meta_tags": parsed.meta_tags,
-                                    "front_matter_rule": parsed.front_matter_rule})
+                                    "front_matter_rule": parsed.front_matter_rule},
+                          file_extra=parsed.extra, layout=parsed.layout)
 
 
 def _read_file(path: Path, settings: Settings) -> bytes:
