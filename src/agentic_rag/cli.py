@@ -152,13 +152,17 @@ def chunks(doc_id: str, index: Path | None, config: Path | None, as_json: bool) 
             raise NotFoundError(f"no document {doc_id!r} in the index (see `arag docs`)")
         items = engine.store.chunks(doc_id)
     rows = [{"chunk_id": c.chunk_id, "clause": c.clause, "clause_no": c.clause_no, "path": c.path, "kind": c.kind,
-             "text": c.text, "span": list(c.span)} for c in items]
+             "text": c.text, "span": list(c.span),
+             # a PDF's chunk: where it stands, to draw the citation on the page image
+             **({"page": c.extra["page"], "boxes": c.extra.get("boxes", [])} if "page" in c.extra else {}),
+             **({"table": c.table.model_dump()} if c.table is not None else {})} for c in items]
     if as_json:
         _dump(rows)
         return
     for r in rows:
         head = " > ".join(r["path"]) or (r["clause"] or "")
-        out.print(f"[bold]{escape(r['chunk_id'])}[/bold] [dim]{r['kind']} {escape(head)}[/dim]")
+        where = f" p.{r['page']}" if "page" in r else ""
+        out.print(f"[bold]{escape(r['chunk_id'])}[/bold] [dim]{r['kind']} {escape(head)}{where}[/dim]")
         out.print(escape(r["text"]))
         out.print()
 

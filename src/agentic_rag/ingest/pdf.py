@@ -464,6 +464,8 @@ def layout(pages: list[Page]) -> tuple[str, list[tuple[int, int, int, Box]], str
                     title = ln.text.strip()
                 emit("#" * level + " " + ln.text.strip(), p.number, ln.box)
                 continue
+            if group and _STRUCTURE_START.match(ln.text):
+                close()  # a clause or item starts a block of its own: its box is its own
             if group:
                 prev = group[-1]
                 # a paragraph's lines follow at a pitch of 1.2-1.5 font sizes; a wider one is a
