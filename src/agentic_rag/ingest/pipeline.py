@@ -162,6 +162,35 @@ def _read_sidecar(path: Path) -> tuple[dict[str, Any], bytes]:
     return data, raw
 
 
+def confirm_fields(doc: Document, values: dict[str, str]) -> Path:
+    """Store a person's confirmation of metadata fields (``{"publish_date": "2024-06-18"}``) in
+    the document's sidecar ``<file>.meta.json``, merged with what it already holds, under the
+    fields' own names (so every later ingest applies them, provenance "override") and in
+    ``confirmed`` (so they show as confirmed). Checked against the document first: a value that
+    does not fit its field, or a document that is no file of its own, raises IngestError."""
+    path = Path(doc.source)
+    if "#" in path.name and not path.is_file():
+        raise IngestError(doc.source, "a jsonl record has no sidecar: put the value in its line's \"meta\"")
+    if not path.is_file():
+        raise IngestError(doc.source, "the document's file is gone: cannot store a confirmation beside it")
+    for key in values:
+        if key not in DocMeta.model_fields or key in ("provenance", "extra", "supersedes"):
+            raise IngestError(doc.source, f"cannot confirm {key!r}: use one of publish_date, "
+                                          "effective_date, version, title, authority, doc_number, status")
+    apply_overrides(doc.meta, values, doc.source, "confirmation")  # raises on a value that does not fit
+    current, _ = _read_sidecar(path)
+    confirmed = current.get("confirmed") if isinstance(current.get("confirmed"), dict) else {}
+    data = {**current, **values, "confirmed": {**confirmed, **values}}
+    sidecar = path.with_name(path.name + ".meta.json")
+    tmp = sidecar.with_name(sidecar.name + ".tmp")
+    try:
+        tmp.write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+        os.replace(tmp, sidecar)
+    except OSError as exc:
+        raise IngestError(doc.source, f"cannot write {sidecar.name}: {exc.strerror or exc}") from exc
+    return sidecar
+
+
 def parse_document(path: str | Path, settings: Settings | None = None
                    ) -> list[tuple[Document, list[Chunk], list[Edge]]]:
     """Parse one file (any supported type, jsonl included) without a store; raises IngestError.
