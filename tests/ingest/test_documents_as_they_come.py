@@ -310,7 +310,7 @@ def test_formats_without_a_reader_are_listed_as_skipped(tmp_path: Path):
     folder.mkdir()
     (folder / "policy.md").write_text("# 报销办法\n\n第一条 差旅费凭票报销。\n", encoding="utf-8")
     (folder / "policy.md.meta.json").write_text('{"authority": "财务部"}', encoding="utf-8")
-    for name in ("kickoff.ppt", "manual.epub", "memo.rtf", "old.xls", "logo.png"):
+    for name in ("kickoff.ppt", "manual.mobi", "memo.odt", "old.xls", "logo.png"):
         (folder / name).write_bytes(b"PK\x03\x04 not read")
     code, out = arag("ingest", str(folder), "--index", str(tmp_path / "idx"), "--json")
     assert code == 0, out
@@ -319,8 +319,8 @@ def test_formats_without_a_reader_are_listed_as_skipped(tmp_path: Path):
     assert status == {
         "old.xls": ("skipped", "no reader for .xls files (legacy Excel (save it as .xlsx))"),
         "kickoff.ppt": ("skipped", "no reader for .ppt files (legacy PowerPoint (save it as .pptx))"),
-        "manual.epub": ("skipped", "no reader for .epub files (e-book)"),
-        "memo.rtf": ("skipped", "no reader for .rtf files (rich text)"),
+        "manual.mobi": ("skipped", "no reader for .mobi files (e-book (convert it to .epub))"),
+        "memo.odt": ("skipped", "no reader for .odt files (OpenDocument text (save it as .docx))"),
         "logo.png": ("skipped", "unsupported file type .png"),
     }
     code, out = arag("ingest", str(folder), "--index", str(tmp_path / "idx"))

@@ -25,7 +25,7 @@ from agentic_rag.ingest.tables import render_markdown
 
 #: suffixes handled by :func:`parse_bytes`
 PARSED_SUFFIXES = frozenset({".txt", ".md", ".markdown", ".html", ".htm", ".docx", ".pdf", ".csv", ".xlsx",
-                             ".xlsm", ".pptx"})
+                             ".xlsm", ".pptx", ".epub", ".rtf"})
 
 
 @dataclass(slots=True)
@@ -338,6 +338,7 @@ def parse_docx(data: bytes, path: str) -> Parsed:
     lines: list[str] = []
     first_heading = ""
     body = document.element.body
+    numbers = _Numbering(document)
     for child in body.iterchildren():
         tag = child.tag.rsplit("}", 1)[-1]
         if tag == "p":
@@ -345,6 +346,9 @@ def parse_docx(data: bytes, path: str) -> Parsed:
             text = para.text.strip()
             if not text:
                 continue
+            label = numbers.label(para)
+            if label and not text.startswith(label.strip()):
+                text = f"{label} {text}" if not label.endswith((" ", "\u3000")) else label + text
             style = (para.style.name if para.style is not None else "") or ""
             m = _HEADING_STYLE.search(style)
             if style.lower() == "title" or style == "标题":
@@ -369,6 +373,130 @@ def parse_docx(data: bytes, path: str) -> Parsed:
         hints["author"] = props.author
     return Parsed(text="\n".join(lines), title=title, hints=hints,
                   rule="docx title" if title else "")
+
+
+_W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+_CN_DIGITS = "零一二三四五六七八九"
+
+
+def _cn_count(n: int) -> str:
+    """1..9999 in Chinese counting: 1 一, 10 十, 12 十二, 21 二十一, 105 一百零五."""
+    if n <= 0 or n >= 10000:
+        return str(n)
+    out, zero = "", False
+    for unit, value in (("千", 1000), ("百", 100), ("十", 10), ("", 1)):
+        digit, n = divmod(n, value)
+        if digit:
+            if zero and out:
+                out += "零"
+            out += ("" if unit == "十" and digit == 1 and not out else _CN_DIGITS[digit]) + unit
+            zero = False
+        elif out:
+            zero = True
+    return out
+
+
+def _roman(n: int) -> str:
+    out = ""
+    for value, sym in ((1000, "M"), (900, "CM"), (500, "D"), (400, "CD"), (100, "C"), (90, "XC"),
+                       (50, "L"), (40, "XL"), (10, "X"), (9, "IX"), (5, "V"), (4, "IV"), (1, "I")):
+        while n >= value:
+            out, n = out + sym, n - value
+    return out
+
+
+def _letters(n: int) -> str:
+    return chr(ord("a") + (n - 1) % 26) * ((n - 1) // 26 + 1) if n > 0 else str(n)
+
+
+_NUM_FORMATS = {
+    "decimal": str, "decimalZero": lambda n: f"{n:02d}", "lowerLetter": _letters,
+    "upperLetter": lambda n: _letters(n).upper(), "lowerRoman": lambda n: _roman(n).lower(),
+    "upperRoman": _roman, "chineseCounting": _cn_count, "chineseCountingThousand": _cn_count,
+    "ideographTraditional": lambda n: "甲乙丙丁戊己庚辛壬癸"[(n - 1) % 10],
+    "decimalEnclosedCircle": lambda n: chr(0x2460 + n - 1) if 0 < n <= 20 else str(n),
+    "decimalFullWidth": lambda n: "".join(chr(0xFF10 + int(d)) for d in str(n)),
+}
+
+
+class _Numbering:
+    """The numbers Word draws in front of auto-numbered paragraphs (they are not in the
+    paragraph text): each ``w:num`` counts its levels, a level's counter restarting when a
+    higher level moves on, and ``lvlText`` ("%1.", "第%1条", "(%2)") says how to write them.
+    Bullets become ``-``."""
+
+    def __init__(self, document) -> None:
+        self.levels: dict[str, dict[int, tuple[int, str, str]]] = {}  # numId -> ilvl -> (start, fmt, text)
+        self.counts: dict[str, dict[int, int]] = {}
+        try:
+            root = document.part.numbering_part.element
+        except (NotImplementedError, KeyError, AttributeError):
+            return
+        abstract = {}
+        for a in root.iterchildren(f"{_W}abstractNum"):
+            lv = {}
+            for lvl in a.iterchildren(f"{_W}lvl"):
+                ilvl = int(lvl.get(f"{_W}ilvl", "0"))
+                start = lvl.find(f"{_W}start")
+                fmt = lvl.find(f"{_W}numFmt")
+                text = lvl.find(f"{_W}lvlText")
+                lv[ilvl] = (int(start.get(f"{_W}val", "1")) if start is not None else 1,
+                            fmt.get(f"{_W}val", "decimal") if fmt is not None else "decimal",
+                            text.get(f"{_W}val", "") if text is not None else "")
+            abstract[a.get(f"{_W}abstractNumId")] = lv
+        for num in root.iterchildren(f"{_W}num"):
+            ref = num.find(f"{_W}abstractNumId")
+            if ref is None:
+                continue
+            lv = dict(abstract.get(ref.get(f"{_W}val"), {}))
+            for over in num.iterchildren(f"{_W}lvlOverride"):
+                start = over.find(f"{_W}startOverride")
+                ilvl = int(over.get(f"{_W}ilvl", "0"))
+                if start is not None and ilvl in lv:
+                    lv[ilvl] = (int(start.get(f"{_W}val", "1")),) + lv[ilvl][1:]
+            self.levels[num.get(f"{_W}numId")] = lv
+
+    def _num_pr(self, para):
+        ppr = para._p.pPr
+        if ppr is not None and ppr.numPr is not None:
+            return ppr.numPr
+        style = para.style
+        for _ in range(10):  # a style's numbering, or the numbering of the style it is based on
+            if style is None:
+                return None
+            ppr = style.element.pPr
+            if ppr is not None and ppr.numPr is not None:
+                return ppr.numPr
+            style = style.base_style
+        return None
+
+    def label(self, para) -> str:
+        if not self.levels:
+            return ""
+        num_pr = self._num_pr(para)
+        if num_pr is None or num_pr.numId is None:
+            return ""
+        num_id = str(num_pr.numId.val)
+        ilvl = int(num_pr.ilvl.val) if num_pr.ilvl is not None else 0
+        levels = self.levels.get(num_id)
+        if not levels or ilvl not in levels or num_id == "0":
+            return ""
+        start, fmt, text = levels[ilvl]
+        if fmt == "none":
+            return ""
+        if fmt == "bullet":
+            return "-"
+        counts = self.counts.setdefault(num_id, {})
+        counts[ilvl] = counts.get(ilvl, start - 1) + 1
+        for deeper in [k for k in counts if k > ilvl]:
+            del counts[deeper]
+
+        def number(m: re.Match) -> str:
+            k = int(m.group(1)) - 1
+            k_start, k_fmt, _ = levels.get(k, (1, "decimal", ""))
+            return _NUM_FORMATS.get(k_fmt, str)(counts.get(k, k_start))
+
+        return re.sub(r"%([1-9])", number, text).strip() if text else ""
 
 
 def _dedupe_merged(cells: list[str]) -> list[str]:
@@ -507,6 +635,88 @@ def _reading_order(shapes, depth: int = 0) -> list:
     return sorted(out, key=lambda s: ((s.top or 0), (s.left or 0)))
 
 
+# ---------------------------------------------------------------- e-books and rich text
+
+_OPF_NS = {"opf": "http://www.idpf.org/2007/opf", "dc": "http://purl.org/dc/elements/1.1/",
+           "c": "urn:oasis:names:tc:opendocument:xmlns:container"}
+
+
+def parse_epub(data: bytes, path: str) -> Parsed:
+    """An EPUB (2 or 3): its chapters in spine order, each XHTML file read as HTML is (headings,
+    tables), with the package's ``dc:title``, ``dc:creator``, ``dc:publisher`` and ``dc:date``.
+    Read with zipfile and lxml: the maintained EPUB library (EbookLib) is AGPL-3.0."""
+    import posixpath
+    import zipfile
+
+    from lxml import etree
+
+    try:
+        book = zipfile.ZipFile(io.BytesIO(data))
+        container = etree.fromstring(book.read("META-INF/container.xml"))
+        opf_path = container.find(".//c:rootfile", _OPF_NS).get("full-path")
+        opf = etree.fromstring(book.read(opf_path))
+    except (zipfile.BadZipFile, KeyError, AttributeError, etree.XMLSyntaxError) as exc:
+        raise IngestError(path, f"unreadable EPUB: {exc}") from exc
+    base = posixpath.dirname(opf_path)
+    manifest = {item.get("id"): item for item in opf.iterfind(".//opf:manifest/opf:item", _OPF_NS)}
+
+    def dc(name: str) -> str:
+        node = opf.find(f".//opf:metadata/dc:{name}", _OPF_NS)
+        return " ".join((node.text or "").split()) if node is not None and node.text else ""
+
+    parts: list[str] = []
+    for ref in opf.iterfind(".//opf:spine/opf:itemref", _OPF_NS):
+        item = manifest.get(ref.get("idref"))
+        if item is None or "html" not in (item.get("media-type") or ""):
+            continue
+        name = posixpath.normpath(posixpath.join(base, item.get("href") or ""))
+        try:
+            chapter = parse_html(book.read(name), f"{path}!{name}")
+        except KeyError as exc:
+            raise IngestError(path, f"corrupt EPUB: {name} is in the spine but not in the file") from exc
+        if chapter.text.strip():
+            parts.append(chapter.text)
+    hints = {k: v for k, v in (("author", dc("creator")), ("authority", dc("publisher")),
+                               ("publish_date", dc("date"))) if v}
+    title = dc("title")
+    return Parsed(text="\n\n".join(parts), title=title, hints=hints, rule="epub title" if title else "")
+
+
+_RTF_TITLE = re.compile(r"\{\\info[^{}]*?\{\\title\s+([^{}]*)\}", re.S)
+_RTF_CODEPAGE = re.compile(r"\\ansicpg(\d+)")
+
+
+def parse_rtf(data: bytes, path: str) -> Parsed:
+    """Rich text via striprtf: ``\\uN`` escapes and the code page of ``\\ansicpgN`` (936 for
+    GBK Chinese) decoded; the ``{\\info{\\title …}}`` group is the title."""
+    from striprtf.striprtf import rtf_to_text
+
+    head = data[:4096].decode("latin-1")
+    if not head.lstrip().startswith("{\\rtf"):
+        raise IngestError(path, "unreadable RTF: it does not start with {\\rtf")
+    m = _RTF_CODEPAGE.search(head)
+    encoding = f"cp{m.group(1)}" if m else "cp1252"
+    try:
+        codecs.lookup(encoding)
+    except LookupError:
+        encoding = "cp1252"
+    source = data.decode("latin-1")
+    try:
+        text = rtf_to_text(source, encoding=encoding, errors="replace")
+    except Exception as exc:  # striprtf raises plain errors on broken groups
+        raise IngestError(path, f"unreadable RTF: {exc}") from exc
+    text = "\n".join(line.rstrip() for line in text.replace("\r\n", "\n").split("\n"))
+    title = ""
+    if t := _RTF_TITLE.search(source):
+        title = rtf_to_text("{\\rtf1 " + t.group(1) + "}", encoding=encoding, errors="replace").strip()
+    if not title:
+        title = next((line.strip() for line in text.split("\n") if line.strip()), "")[:100]
+        rule = "first line" if title else ""
+    else:
+        rule = "rtf title"
+    return Parsed(text=text.strip("\n"), title=title, rule=rule)
+
+
 # ---------------------------------------------------------------- PDF
 
 def parse_pdf(data: bytes, path: str, options: PdfOptions | None = None) -> Parsed:
@@ -550,6 +760,10 @@ def parse_bytes(data: bytes, path: str | Path, pdf: PdfOptions | None = None) ->
         parsed = parse_xlsx(data, name)
     elif suffix == ".pptx":
         parsed = parse_pptx(data, name)
+    elif suffix == ".epub":
+        parsed = parse_epub(data, name)
+    elif suffix == ".rtf":
+        parsed = parse_rtf(data, name)
     else:
         raise IngestError(name, f"unsupported file type {suffix or '(none)'}")
     if not parsed.text.strip():

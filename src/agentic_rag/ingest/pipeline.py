@@ -55,8 +55,8 @@ _BATCH_DOCS = 500  # documents per store transaction in bulk imports
 # formats people keep beside their documents that no parser reads yet: named, so a folder's
 # report says what was left out and why instead of passing over it in silence
 _NO_READER = {".xls": "legacy Excel (save it as .xlsx)", ".ods": "spreadsheet",
-              ".ppt": "legacy PowerPoint (save it as .pptx)", ".odp": "slides", ".epub": "e-book",
-              ".rtf": "rich text", ".doc": "legacy Word (save it as .docx)",
+              ".ppt": "legacy PowerPoint (save it as .pptx)", ".odp": "slides",
+              ".mobi": "e-book (convert it to .epub)", ".doc": "legacy Word (save it as .docx)",
               ".odt": "OpenDocument text (save it as .docx)"}
 _MAX_LOOKUPS = 2000  # store look-ups per run for supersession/reference resolution (a bound, not a tuning)
 
