@@ -407,3 +407,19 @@ def test_slides_become_sections_with_tables_and_notes(tmp_path: Path):
     assert shown[1][:2] == ("footnote", ["Slide 1: Onboarding"]) and "VPN" in shown[1][2]
     assert shown[2][:2] == ("table", ["Slide 2: Monthly allowances"])
     assert "Item: Internet; Amount: 30" in shown[2][2]
+
+
+def test_the_same_title_from_two_issuers_is_no_version_of_the_other(tmp_path: Path):
+    folder = tmp_path / "notices"
+    folder.mkdir()
+    notice = "关于做好高校毕业生就业工作的通知\n第一条 各地应当做好就业服务。\n{org}\n{date}\n"
+    for name, org, date in (("zj-2023.txt", "浙江省人力资源和社会保障厅", "2023年5月4日"),
+                            ("sc-2024.txt", "四川省人力资源和社会保障厅", "2024年5月6日"),
+                            ("zj-2024.txt", "浙江省人力资源和社会保障厅", "2024年6月1日")):
+        (folder / name).write_text(notice.format(org=org, date=date), encoding="utf-8")
+    index = tmp_path / "idx"
+    ingest(folder, index)
+    status = {name: (d["authority"], d["status"]) for name, d in docs(index).items()}
+    assert status == {"zj-2023.txt": ("浙江省人力资源和社会保障厅", "superseded"),
+                      "zj-2024.txt": ("浙江省人力资源和社会保障厅", "active"),
+                      "sc-2024.txt": ("四川省人力资源和社会保障厅", "active")}

@@ -71,6 +71,7 @@ _AUTHORITY_FIELD = re.compile(
     r"(?:发文机关|发布机关|发布单位|发文单位|颁布机关|制定机关|印发机关|发布机构)[：:\s]+([^\n，。；]{2,60})"
     r"|(?:Issued by|ISSUED BY|Issuing (?:authority|body)|Publisher|Owner|Policy owner)[：:\s]+(?:the\s+)?"
     r"([^\n;,.]{2,80})")
+_ABBREVIATED = re.compile(r"\b(?:Inc|Ltd|Co|Corp|Bros|Plc|plc|L\.L\.C|S\.A|N\.V|B\.V|GmbH\.?|Dept)$")
 _TITLE_AUTHORITY = re.compile(rf"^(.{{2,40}}?{_ORG_SUFFIX})(?:关于|印发)")
 _VERSION_RULES = (
     (re.compile(r"[（(]\s*((?:19|20)\d{2})\s*年?\s*(?:修订|修正|修改|版)\s*[)）]"), "修订 mark"),
@@ -479,6 +480,8 @@ def extract_metadata(text: str, *, title_hint: str = "", title_rule: str = "",
         authority, rule = strong["authority"]
     elif m := _AUTHORITY_FIELD.search(head):
         authority = (m.group(1) or m.group(2)).strip()
+        if m.group(2) and head[m.end(2):m.end(2) + 1] == "." and _ABBREVIATED.search(authority):
+            authority += "."  # "Acme Robotics Inc." keeps the period of its abbreviation
         rule = "发文机关 line" if m.group(1) else "Issued by line"
     elif sig_authority:
         authority, rule = sig_authority, "signature block"

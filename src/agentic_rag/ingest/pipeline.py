@@ -371,6 +371,7 @@ class _Info:
     pending: list[edge_rules.PendingReference] = field(default_factory=list)
     written: bool = False  # added or replaced in this run
     part: str | None = None  # a part of a code (附则, 第二编): a version only of that same part
+    authority: str | None = None  # the issuing body: two bodies' documents are no versions of each other
 
 
 class _Writer:
@@ -441,7 +442,7 @@ def _info(doc: Document, *, written: bool, pending: list | None = None) -> _Info
     norm = "" if meta.provenance.get("title") == "file name" else edge_rules.normalize_title(meta.title)
     return _Info(doc.doc_id, meta.title, norm, meta.publish_date,
                  meta.doc_number, meta.status, supersedes, list(pending or []), written,
-                 meta.extra.get("part"))
+                 meta.extra.get("part"), meta.authority)
 
 
 def _expand(paths: Sequence[str | Path], report: IngestReport) -> list[Path]:
@@ -673,10 +674,11 @@ class _Finder:
                 self.by_number.setdefault(info.doc_number, []).append(info)
         self.lookups = 0
         self.find = getattr(store, "find_documents", None) if look_in_store else None
-        self.cache: dict[tuple[str, str], list[tuple[str, str, Any, DocStatus, Any]]] = {}
+        self.cache: dict[tuple[str, str], list[tuple[str, str, Any, DocStatus, Any, str | None]]] = {}
 
-    def stored(self, **kw: str) -> list[tuple[str, str, Any, DocStatus, Any]]:
-        """(doc_id, title, publish_date, status, part) of stored documents matching ``kw`` exactly."""
+    def stored(self, **kw: str) -> list[tuple[str, str, Any, DocStatus, Any, str | None]]:
+        """(doc_id, title, publish_date, status, part, authority) of stored documents matching
+        ``kw`` exactly."""
         key = next(iter(kw.items()))
         if key in self.cache:
             return self.cache[key]
@@ -691,8 +693,8 @@ class _Finder:
             docs = self.find(**kw)
         except AragError:
             docs = []
-        found = [(d.doc_id, d.meta.title, d.meta.publish_date, d.meta.status, d.meta.extra.get("part"))
-                 for d in docs]
+        found = [(d.doc_id, d.meta.title, d.meta.publish_date, d.meta.status, d.meta.extra.get("part"),
+                  d.meta.authority) for d in docs]
         self.cache[key] = found
         return found
 
@@ -740,6 +742,32 @@ def _title_variants(name: str) -> list[str]:
     return variants
 
 
+def _by_issuer(members: list[tuple[str, Any, DocStatus, str | None]]) -> list[list[tuple]]:
+    """The version chains among documents of one title, each sorted by date: one per issuing
+    body, since two bodies' notices of the same title (every province issues its own
+    关于做好…工作的通知) are no versions of each other. A member without a known issuer joins
+    the chain when there is exactly one issuer, else none. Chains of fewer than two dates are
+    left out."""
+    issuers = {_issuer(m[3]) for m in members if m[3]}
+    chains: dict[str, list[tuple]] = {}
+    for m in members:
+        if m[1] is None:
+            continue
+        key = _issuer(m[3]) if m[3] else (next(iter(issuers)) if len(issuers) == 1 else None)
+        if key is not None or not issuers:
+            chains.setdefault(key or "", []).append(m)
+    out = []
+    for chain in chains.values():
+        chain.sort(key=lambda m: (m[1], m[0]))
+        if len({m[1] for m in chain}) >= 2:
+            out.append(chain)
+    return out
+
+
+def _issuer(authority: str) -> str:
+    return "".join(ch for ch in authority.casefold() if ch.isalnum())
+
+
 def _resolve(store: DocumentStore, infos: dict[str, _Info], report: IngestReport,
              look_in_store: bool = True) -> None:
     if not infos:
@@ -759,27 +787,26 @@ def _resolve(store: DocumentStore, infos: dict[str, _Info], report: IngestReport
                     status[target] = target_status
 
     # a newer version of the same title supersedes the older ones
-    groups: dict[tuple[str, Any], list[tuple[str, Any, DocStatus]]] = {}
+    groups: dict[tuple[str, Any], list[tuple[str, Any, DocStatus, str | None]]] = {}
     for info in infos.values():
         if info.norm:
-            groups.setdefault((info.norm, info.part), []).append((info.doc_id, info.publish_date, info.status))
+            groups.setdefault((info.norm, info.part), []).append(
+                (info.doc_id, info.publish_date, info.status, info.authority))
     for (norm, part), members in groups.items():
         titles = {infos[m[0]].title for m in members}
         if any(i.written for i in (infos[m[0]] for m in members)):
             for title in titles:
-                for doc_id, _, date, st, stored_part in finder.stored(title=title):
+                for doc_id, _, date, st, stored_part, authority in finder.stored(title=title):
                     if doc_id not in {m[0] for m in members} and stored_part == part:
-                        members.append((doc_id, date, st))
-        dated = sorted((m for m in members if m[1] is not None), key=lambda m: (m[1], m[0]))
-        if len({m[1] for m in dated}) < 2:
-            continue
-        for older, newer in zip(dated, dated[1:]):
-            if older[1] == newer[1]:
-                continue
-            title = infos[newer[0]].title if newer[0] in infos else norm
-            new_edges.append(Edge(src=newer[0], dst=older[0], kind="SUPERSEDES",
-                                  phrase=f"newer version of {title}"))
-            status.setdefault(older[0], "superseded")
+                        members.append((doc_id, date, st, authority))
+        for dated in _by_issuer(members):
+            for older, newer in zip(dated, dated[1:]):
+                if older[1] == newer[1]:
+                    continue
+                title = infos[newer[0]].title if newer[0] in infos else norm
+                new_edges.append(Edge(src=newer[0], dst=older[0], kind="SUPERSEDES",
+                                      phrase=f"newer version of {title}"))
+                status.setdefault(older[0], "superseded")
 
     # references to clauses of other documents: 《…》第X条
     pending = [p for info in infos.values() if info.written for p in info.pending]
