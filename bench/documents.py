@@ -47,7 +47,7 @@ import time
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parents[1]
-BENCH = HERE.parent / "shared" / "bench"
+BENCH = Path(os.environ.get("ARAG_BENCH_DIR") or HERE.parent / "shared" / "bench")  # as arag eval reads it
 FONTS = ("/usr/share/fonts/truetype/wqy/wqy-microhei.ttc", "/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc",
          "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc")
 
@@ -102,24 +102,28 @@ def typeset(title: str, text: str, columns: int) -> tuple[bytes, list[str], list
     col, y = 0, 0.0
     top, bottom = margin + 20, height - margin - 20
 
+    col_top = top  # where columns start on this page: below a title set across them
+
     def new_page():
-        nonlocal page, col, y
+        nonlocal page, col, y, col_top
         page = doc.new_page(width=width, height=height)
         truth.append("")
-        col, y = 0, top
+        col, y, col_top = 0, top, top
 
     new_page()
     for line, fs, heading in items:
         step = fs * 1.8 if heading else lead
         if y + step > bottom:
             col += 1
-            y = top
+            y = col_top
             if col >= columns:
                 new_page()
         x = margin + col * (col_w + gutter) if not heading else margin
         page.insert_text((x, y + fs), line, fontname="china-s", fontsize=fs)
         truth[-1] += line
         y += step
+        if heading:
+            col_top = y
     total = len(doc)
     marks = [header]
     for n, p in enumerate(doc, start=1):

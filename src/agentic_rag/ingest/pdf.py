@@ -159,51 +159,42 @@ def read_pdfium(data: bytes, path: str, opts: PdfOptions) -> tuple[list[Page], d
 
 
 def _pdfium_lines(tp, raw, ctypes, height: float) -> list[Line]:
-    """Characters grouped into lines: a new line where pdfium breaks one, where the baseline
-    moves, or where a gap wider than two em spaces opens (the gutter of two columns)."""
-    n = tp.count_chars()
-    lines: list[Line] = []
-    cur: list = []  # [x0, y0, x1, y1, chars, size, bold]
-    left, bottom, right, top = (ctypes.c_double() for _ in range(4))
+    """The page's lines from pdfium's text rectangles (one per run of text on a line; a
+    column gutter or a change of font starts another), runs on one baseline with no wide gap
+    between them joined into one line; size and weight read from the first character of each.
+    A few calls per line, not per character."""
+    handle = tp.raw
+    n = raw.FPDFText_CountRects(handle, 0, -1)
+    left, top, right, bottom = (ctypes.c_double() for _ in range(4))
     name = ctypes.create_string_buffer(128)
     flags = ctypes.c_int()
-
-    def flush() -> None:
-        if cur and "".join(cur[4]).strip():
-            lines.append(Line(cur[0], cur[1], cur[2], cur[3], " ".join("".join(cur[4]).split()),
-                              cur[5], cur[6]))
-        cur.clear()
-
+    runs: list[Line] = []
     for i in range(n):
-        code = raw.FPDFText_GetUnicode(tp.raw, i)
-        ch = "-" if code == 2 else chr(code) if code else ""  # 2: pdfium's mark of a hyphen at a line end
-        if ch in ("\r", "\n", "") or raw.FPDFText_IsGenerated(tp.raw, i) == 1 and ch != " ":
-            if ch in ("\r", "\n"):
-                flush()
+        raw.FPDFText_GetRect(handle, i, left, top, right, bottom)
+        l, t, r, b = left.value, top.value, right.value, bottom.value
+        text = tp.get_text_bounded(l, b, r, t).replace("\x02", "-")
+        text = " ".join(text.replace("\r", " ").replace("\n", " ").split())
+        if not text:
             continue
-        raw.FPDFText_GetCharBox(tp.raw, i, left, right, bottom, top)
-        x0, x1, y0, y1 = left.value, right.value, height - top.value, height - bottom.value
-        if ch.isspace():
-            if cur:
-                cur[4].append(" ")
-            continue
-        size = raw.FPDFText_GetFontSize(tp.raw, i)
-        if cur:
-            line_h = max(cur[3] - cur[1], 1.0)
-            same_line = abs((y0 + y1) / 2 - (cur[1] + cur[3]) / 2) < line_h * 0.6
-            gap = x0 - cur[2]
-            if not same_line or gap > 2.2 * max(size, 1.0) or gap < -max(size, 1.0):
-                flush()
-        if not cur:
-            raw.FPDFText_GetFontInfo(tp.raw, i, name, 128, ctypes.byref(flags))
-            bold = _bold_font(name.value.decode("latin-1", "replace"), raw.FPDFText_GetFontWeight(tp.raw, i)) \
+        h = max(t - b, 1.0)
+        k = raw.FPDFText_GetCharIndexAtPos(handle, l + min(h, r - l) / 2, (t + b) / 2, h / 2, h / 2)
+        size, bold = h, False
+        if k >= 0:
+            size = raw.FPDFText_GetFontSize(handle, k) or h
+            raw.FPDFText_GetFontInfo(handle, k, name, 128, ctypes.byref(flags))
+            bold = _bold_font(name.value.decode("latin-1", "replace"), raw.FPDFText_GetFontWeight(handle, k)) \
                 or bool(flags.value & (1 << 18))
-            cur.extend([x0, y0, x1, y1, [ch], size, bold])
+        runs.append(Line(l, height - t, r, height - b, text, size, bold))
+    lines: list[Line] = []
+    for run in runs:
+        prev = lines[-1] if lines else None
+        em = max(run.size, 1.0)
+        if prev is not None and abs(run.y1 - prev.y1) < 0.5 * em and 0 <= run.x0 - prev.x1 < 2.2 * em:
+            joiner = " " if prev.text[-1].isascii() and run.text[0].isascii() else ""
+            lines[-1] = Line(prev.x0, min(prev.y0, run.y0), run.x1, max(prev.y1, run.y1),
+                             prev.text + joiner + run.text, max(prev.size, run.size), prev.bold and run.bold)
         else:
-            cur[0], cur[1] = min(cur[0], x0), min(cur[1], y0)
-            cur[2], cur[3] = max(cur[2], x1), max(cur[3], y1)
-            cur[4].append(ch)
-    flush()
+            lines.append(run)
     return lines
 
 
