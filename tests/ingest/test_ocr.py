@@ -20,25 +20,22 @@ from agentic_rag.ingest.pdf import PdfOptions
 pytest.importorskip("rapidocr_onnxruntime")
 pytestmark = pytest.mark.slow
 
-_FONTS = ("/usr/share/fonts/truetype/wqy/wqy-microhei.ttc", "/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc",
-          "/usr/share/fonts/opentype/noto/NotoSansCJK-Regular.ttc")
-FONT = next((f for f in _FONTS if Path(f).is_file()), None)
 LINES = ["第一条 员工请假应当提前申请。", "Section 2 Leave is approved by the manager.",
          "第二条 本办法自2024年6月18日起施行。"]
 
 
 def scanned_page(lines: list[str] = LINES):
-    """A page image (200 dpi) holding ``lines``, as a scanner would give it."""
-    from PIL import Image, ImageDraw, ImageFont
+    """A page image (200 dpi) holding ``lines``, as a scanner would give it: the text is typeset
+    with PyMuPDF's built-in Chinese font and rendered to pixels, so no system font is needed."""
+    pymupdf = pytest.importorskip("pymupdf")
+    from PIL import Image
 
-    if FONT is None:
-        pytest.skip("no CJK font to draw the scanned page (apt-get install fonts-wqy-microhei)")
-    image = Image.new("L", (1400, 120 + 90 * len(lines)), 255)
-    draw = ImageDraw.Draw(image)
-    font = ImageFont.truetype(FONT, 44)
+    doc = pymupdf.open()
+    page = doc.new_page(width=504, height=40 + 32 * len(lines))
     for i, line in enumerate(lines):
-        draw.text((80, 60 + 90 * i), line, font=font, fill=0)
-    return image
+        page.insert_text((30, 40 + 32 * i), line, fontname="china-s", fontsize=16)
+    pix = page.get_pixmap(dpi=200, colorspace=pymupdf.csGRAY)
+    return Image.frombytes("L", (pix.width, pix.height), pix.samples)
 
 
 def scanned_pdf(path: Path) -> Path:
