@@ -16,9 +16,11 @@ statute's 第X条 labels that the chunks of the PDF carry). The bare libraries' 
 
 ``ocr``: pages rendered here with PIL (Chinese statute paragraphs and English passages from
 ../shared/bench/hotpotqa), clean and noisy (rotated 0.6°, blurred, Gaussian noise, JPEG at
-quality 35), each put into a PDF as an image with no text layer and read by ``arag``'s PDF path
-(rapidocr-onnxruntime, its shipped PP-OCRv4 models). CER = edits / reference characters,
-whitespace ignored (the recognizer drops some spaces between English words).
+quality 35), each an A4 page at 200 dpi put into a PDF as an image with no text layer and
+read by ``arag``'s PDF path (rapidocr-onnxruntime, its shipped PP-OCRv4 models). CER = edits /
+reference characters, whitespace ignored (the recognizer drops some spaces between English
+words); pages/s by the wall clock and CPU seconds per page (all threads), since a loaded
+machine stretches the first.
 
 ``meta``: 39 documents written by this script in seven formats (txt, md with front matter,
 html with <meta>, docx, pdf, rtf, epub) with known title, version date, authority, status
@@ -264,20 +266,30 @@ def bench_ocr(args) -> dict:
     out: dict = {}
     for noisy in (False, True):
         by_lang: dict[str, list[float]] = {"zh": [], "en": []}
-        seconds = 0.0
+        seconds = cpu = 0.0
         texts = _ocr_texts(args.pages)
         for n, (lang, lines) in enumerate(texts):
             data = _as_pdf(_page_image(lines, font, noisy, n))
-            started = time.perf_counter()
+            started, used = time.perf_counter(), _cpu()
             read = read_pdf(data, "scan.pdf", PdfOptions())
             seconds += time.perf_counter() - started
+            cpu += _cpu() - used
             assert read.ocr_pages == [1]
             by_lang[lang].append(cer("".join(lines), read.text))
         out["noisy" if noisy else "clean"] = {
             "pages": len(texts), "pages_per_s": round(len(texts) / seconds, 3),
+            "cpu_s_per_page": round(cpu / len(texts), 2),
             "cer_zh": round(statistics.mean(by_lang["zh"]), 4) if by_lang["zh"] else None,
             "cer_en": round(statistics.mean(by_lang["en"]), 4) if by_lang["en"] else None}
     return out
+
+
+def _cpu() -> float:
+    """CPU seconds of this process, all threads (ONNX Runtime runs its own)."""
+    import resource
+
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
 
 
 def _as_pdf(image) -> bytes:

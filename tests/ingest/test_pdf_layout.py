@@ -92,6 +92,18 @@ def test_headings_from_font_size_and_weight(engine):
     assert parsed.title == "Remote Work Policy" and parsed.rule == "largest type on its first page"
 
 
+def test_an_issuers_masthead_is_no_title():
+    doc = pymupdf.open()
+    page = doc.new_page()
+    _text(page, (120, 80), "江西省医疗保障局文件", size=26)
+    _text(page, (200, 120), "赣医保发〔2024〕9号")
+    _text(page, (100, 160), "关于调整职工医保报销比例的通知", size=18)
+    _text(page, (60, 200), "第一条 三级医院报销比例调整为80%。")
+    parsed = parse_bytes(doc.tobytes(), "notice.pdf")
+    assert parsed.title == "关于调整职工医保报销比例的通知"
+    assert parsed.text.split("\n")[:3] == ["# 江西省医疗保障局文件", "赣医保发〔2024〕9号", "## 关于调整职工医保报销比例的通知"]
+
+
 def test_every_pdf_chunk_shows_its_page_and_boxes(tmp_path: Path):
     folder = tmp_path / "docs"
     folder.mkdir()

@@ -328,6 +328,8 @@ _STRUCTURE_START = re.compile(
     r"CHAPTER\b|Part\b|PART\b|Appendix\b|Annex\b|Note:|[-•·*]\s|\|)")
 _LINE_END = "。；：！？.;:!?」”）)"
 _HEADING_END = "。；，,;：:"
+# the red masthead of an official document (江西省医疗保障局文件) is set larger than its title
+_ISSUER_HEADER = re.compile(r"(?:文件|简报|通报|快报)\s*$")
 
 
 def _running_keys(pages: list[Page]) -> set[str]:
@@ -402,7 +404,8 @@ def _heading_like(text: str) -> bool:
 def layout(pages: list[Page]) -> tuple[str, list[tuple[int, int, int, Box]], str]:
     """``(text, blocks, title)``: the pages as Markdown-structured text; ``blocks`` holds
     ``(start, end, page, box)`` of each block of it; ``title`` is the largest heading of the
-    first page that has text (empty when the document has no larger type)."""
+    first page that has text, an issuer's masthead (…文件) aside (empty when the document has
+    no larger type)."""
     running = _running_keys(pages)
     body = _body_size(pages)
     levels = _heading_levels(pages, body)
@@ -411,7 +414,7 @@ def layout(pages: list[Page]) -> tuple[str, list[tuple[int, int, int, Box]], str
     parts: list[str] = []
     blocks: list[tuple[int, int, int, Box]] = []
     pos = 0
-    title = ""
+    heads: list[tuple[int, str]] = []  # headings of the first page with text: the title is the largest
 
     def emit(text: str, page: int, box: Box) -> None:
         nonlocal pos
@@ -451,8 +454,8 @@ def layout(pages: list[Page]) -> tuple[str, list[tuple[int, int, int, Box]], str
                 level = bold_level
             if level is not None:
                 close()
-                if not title and level == 1 and all(b[2] == p.number for b in blocks):
-                    title = ln.text.strip()
+                if all(b[2] == p.number for b in blocks) and not _ISSUER_HEADER.search(ln.text):
+                    heads.append((level, ln.text.strip()))
                 emit("#" * level + " " + ln.text.strip(), p.number, ln.box)
                 continue
             if group and _STRUCTURE_START.match(ln.text):
@@ -468,6 +471,7 @@ def layout(pages: list[Page]) -> tuple[str, list[tuple[int, int, int, Box]], str
                     close()
             group.append(ln)
         close()
+    title = min(heads, key=lambda h: h[0])[1] if heads else ""
     return "\n".join(parts), blocks, title
 
 
