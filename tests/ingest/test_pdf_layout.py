@@ -92,6 +92,20 @@ def test_headings_from_font_size_and_weight(engine):
     assert parsed.title == "Remote Work Policy" and parsed.rule == "largest type on its first page"
 
 
+@pytest.mark.parametrize("engine", ENGINES)
+def test_page_numbers_go_and_a_lone_year_stays(engine):
+    doc = pymupdf.open()
+    for n in range(1, 3):
+        page = doc.new_page()
+        _text(page, (60, 60), "2024" if n == 1 else "Annual report", font="helv")
+        _text(page, (60, 100), f"Section {n} The board met {n} times.", font="helv")
+        _text(page, (260, 815), f"Page {n} of 2", size=9, font="helv")
+        _text(page, (540, 30), f"{n}", size=9, font="helv")
+    text = parse_bytes(doc.tobytes(), "r.pdf", PdfOptions(engine=engine)).text
+    assert text.split("\n") == ["2024", "Section 1 The board met 1 times.", "Annual report",
+                                 "Section 2 The board met 2 times."]
+
+
 def test_an_issuers_masthead_is_no_title():
     doc = pymupdf.open()
     page = doc.new_page()

@@ -320,7 +320,8 @@ def _drop_empty_columns(header: list[str], rows: list[list[str]]) -> tuple[list[
 # ---------------------------------------------------------------- layout
 
 PAGE_NUMBER = re.compile(r"^\s*(?:[-–—]\s*)?(?:第\s*\d+\s*页(?:\s*[/，,]?\s*共\s*\d+\s*页)?|共\s*\d+\s*页\s*第\s*\d+\s*页|"
-                         r"(?:page\s*)?\d+(?:\s*(?:/|of)\s*\d+)?)(?:\s*[-–—])?\s*$", re.I)
+                         r"page\s*\d+(?:\s*(?:/|of)\s*\d+)?|\d{1,3}(?:\s*(?:/|of)\s*\d{1,3})?)(?:\s*[-–—])?\s*$", re.I)
+# (a bare number of up to three digits: a lone 2024 in the top band is a year, not a page)
 _BAND = 0.1  # top and bottom share of a page where running headers and footers stand
 _STRUCTURE_START = re.compile(
     r"(?:第[一二三四五六七八九十百千零〇两\d]+[编章节条]|[（(][一二三四五六七八九十\d]+[)）]|[一二三四五六七八九十]+、|"
@@ -338,7 +339,8 @@ def _running_keys(pages: list[Page]) -> set[str]:
         return set()
     counts: Counter[str] = Counter()
     for p in pages:
-        counts.update({_key(ln.text) for ln in p.lines if not ln.table and _in_band(ln, p)})
+        # a number alone is a page number by PAGE_NUMBER or else a value (a year): never running
+        counts.update({k for ln in p.lines if not ln.table and _in_band(ln, p) and (k := _key(ln.text)) != "#"})
     need = max(2, (len(pages) + 1) // 2)
     return {k for k, n in counts.items() if n >= need}
 
