@@ -113,11 +113,19 @@ def ingest(paths: tuple[Path, ...], index: Path | None, config: Path | None, as_
         sys.exit(1)
 
 
-@app.command()
+@app.group(invoke_without_command=True)
+@click.option("--dates", "dates", is_flag=True,
+              help="show each document's candidate dates (publish, effective, signature/amendment), "
+                   "the rule and the text that found each")
 @_common
 @_errors
-def docs(index: Path | None, config: Path | None, as_json: bool) -> None:
-    """List documents with their metadata."""
+@click.pass_context
+def docs(ctx: click.Context, dates: bool, index: Path | None, config: Path | None, as_json: bool) -> None:
+    """List documents with their metadata (`arag docs confirm` stores a confirmed value)."""
+    if ctx.invoked_subcommand is not None:
+        return
+    from agentic_rag.ingest.metadata import date_candidates
+
     with _engine(index, config) as engine:
         rows = []
         counts = engine.store.chunk_counts()
@@ -127,9 +135,18 @@ def docs(index: Path | None, config: Path | None, as_json: bool) -> None:
                          "doc_number": m.doc_number, "authority": m.authority,
                          "publish_date": m.publish_date, "effective_date": m.effective_date,
                          "version": m.version, "status": m.status, "language": m.language,
-                         "chunks": counts.get(d.doc_id, 0), "provenance": m.provenance, "extra": m.extra})
+                         "chunks": counts.get(d.doc_id, 0), "provenance": m.provenance, "extra": m.extra,
+                         **({"date_candidates": date_candidates(d.text, m)} if dates else {})})
     if as_json:
         _dump(rows)
+        return
+    if dates:
+        table = Table("doc_id", "title", "kind", "date", "rule", "text")
+        for r in rows:
+            for c in r["date_candidates"] or [{"kind": "", "date": "(none found)", "rule": "", "text": ""}]:
+                table.add_row(r["doc_id"], escape(r["title"] or ""), c["kind"], c["date"], escape(c["rule"]),
+                              escape(c["text"] or ""))
+        out.print(table)
         return
     table = Table("doc_id", "title", "authority", "published", "effective", "version", "status", "chunks")
     for r in rows:
@@ -137,6 +154,42 @@ def docs(index: Path | None, config: Path | None, as_json: bool) -> None:
                       str(r["publish_date"] or ""), str(r["effective_date"] or ""),
                       r["version"] or "", r["status"], str(r["chunks"]))
     out.print(table)
+
+
+@docs.command("confirm")
+@click.argument("doc_id")
+@click.argument("values", nargs=-1, required=True, metavar="FIELD=VALUE...")
+@_common
+@_errors
+def docs_confirm(doc_id: str, values: tuple[str, ...], index: Path | None, config: Path | None,
+                 as_json: bool) -> None:
+    """Confirm metadata of one document, e.g. `arag docs confirm DOC_ID publish_date=2024-06-18`.
+    The value goes to the file's sidecar <file>.meta.json, so it survives every re-ingest, and
+    the document is ingested again at once."""
+    from agentic_rag.errors import ConfigError, NotFoundError
+    from agentic_rag.ingest.pipeline import confirm_fields
+
+    pairs: dict[str, str] = {}
+    for item in values:
+        key, sep, value = item.partition("=")
+        if not sep or not key.strip() or not value.strip():
+            raise ConfigError(f"expected FIELD=VALUE, got {item!r} (e.g. publish_date=2024-06-18)")
+        pairs[key.strip()] = value.strip()
+    with _engine(index, config) as engine:
+        doc = engine.store.get_document(doc_id)
+        if doc is None:
+            raise NotFoundError(f"no document {doc_id!r} in the index (see `arag docs`)")
+        sidecar = confirm_fields(doc, pairs)
+        report = engine.ingest([doc.source])
+        if not report.ok:
+            raise ConfigError(f"{doc.source}: {report.files[0].reason}")
+        meta = engine.store.get_document(doc_id).meta
+    shown = {k: str(getattr(meta, k)) for k in pairs}
+    if as_json:
+        _dump({"doc_id": doc_id, "sidecar": str(sidecar), "confirmed": shown})
+    else:
+        out.print(f"{doc_id}: " + ", ".join(f"{k}={v}" for k, v in shown.items())
+                  + f" confirmed (stored in {escape(sidecar.name)})")
 
 
 @app.command()
@@ -152,13 +205,17 @@ def chunks(doc_id: str, index: Path | None, config: Path | None, as_json: bool) 
             raise NotFoundError(f"no document {doc_id!r} in the index (see `arag docs`)")
         items = engine.store.chunks(doc_id)
     rows = [{"chunk_id": c.chunk_id, "clause": c.clause, "clause_no": c.clause_no, "path": c.path, "kind": c.kind,
-             "text": c.text, "span": list(c.span)} for c in items]
+             "text": c.text, "span": list(c.span),
+             # a PDF's chunk: where it stands, to draw the citation on the page image
+             **({"page": c.extra["page"], "boxes": c.extra.get("boxes", [])} if "page" in c.extra else {}),
+             **({"table": c.table.model_dump()} if c.table is not None else {})} for c in items]
     if as_json:
         _dump(rows)
         return
     for r in rows:
         head = " > ".join(r["path"]) or (r["clause"] or "")
-        out.print(f"[bold]{escape(r['chunk_id'])}[/bold] [dim]{r['kind']} {escape(head)}[/dim]")
+        where = f" p.{r['page']}" if "page" in r else ""
+        out.print(f"[bold]{escape(r['chunk_id'])}[/bold] [dim]{r['kind']} {escape(head)}{where}[/dim]")
         out.print(escape(r["text"]))
         out.print()
 

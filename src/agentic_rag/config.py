@@ -45,6 +45,14 @@ class _Section(BaseModel):
 class IngestSettings(_Section):
     max_clause_chars: int = Field(500, ge=50, description="split clauses longer than this")
     max_file_mb: float = Field(50.0, gt=0, description="refuse files larger than this")
+    pdf_engine: Literal["pdfium", "mupdf"] = Field(
+        "pdfium", description="PDF reader: pdfium (pypdfium2 + pdfplumber, permissive licences) or mupdf "
+                              "(PyMuPDF, the pdf-mupdf extra, AGPL-3.0)")
+    ocr: bool = Field(True, description="OCR PDF pages without a text layer (the ocr extra); a page with "
+                                        "a text layer is never OCR'd; false: such pages are left out, and "
+                                        "listed in the document's extra.scanned_pages_not_read")
+    ocr_dpi: int = Field(200, ge=72, le=600, description="resolution scanned pages are rendered at for OCR")
+    ocr_max_pages: int = Field(200, ge=1, description="refuse a PDF with more scanned pages than this")
 
 
 class FusionWeights(_Section):

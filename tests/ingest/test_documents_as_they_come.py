@@ -310,7 +310,7 @@ def test_formats_without_a_reader_are_listed_as_skipped(tmp_path: Path):
     folder.mkdir()
     (folder / "policy.md").write_text("# 报销办法\n\n第一条 差旅费凭票报销。\n", encoding="utf-8")
     (folder / "policy.md.meta.json").write_text('{"authority": "财务部"}', encoding="utf-8")
-    for name in ("kickoff.ppt", "manual.epub", "memo.rtf", "old.xls", "logo.png"):
+    for name in ("kickoff.ppt", "manual.mobi", "memo.odt", "old.xls", "logo.png"):
         (folder / name).write_bytes(b"PK\x03\x04 not read")
     code, out = arag("ingest", str(folder), "--index", str(tmp_path / "idx"), "--json")
     assert code == 0, out
@@ -319,8 +319,8 @@ def test_formats_without_a_reader_are_listed_as_skipped(tmp_path: Path):
     assert status == {
         "old.xls": ("skipped", "no reader for .xls files (legacy Excel (save it as .xlsx))"),
         "kickoff.ppt": ("skipped", "no reader for .ppt files (legacy PowerPoint (save it as .pptx))"),
-        "manual.epub": ("skipped", "no reader for .epub files (e-book)"),
-        "memo.rtf": ("skipped", "no reader for .rtf files (rich text)"),
+        "manual.mobi": ("skipped", "no reader for .mobi files (e-book (convert it to .epub))"),
+        "memo.odt": ("skipped", "no reader for .odt files (OpenDocument text (save it as .docx))"),
         "logo.png": ("skipped", "unsupported file type .png"),
     }
     code, out = arag("ingest", str(folder), "--index", str(tmp_path / "idx"))
@@ -407,3 +407,19 @@ def test_slides_become_sections_with_tables_and_notes(tmp_path: Path):
     assert shown[1][:2] == ("footnote", ["Slide 1: Onboarding"]) and "VPN" in shown[1][2]
     assert shown[2][:2] == ("table", ["Slide 2: Monthly allowances"])
     assert "Item: Internet; Amount: 30" in shown[2][2]
+
+
+def test_the_same_title_from_two_issuers_is_no_version_of_the_other(tmp_path: Path):
+    folder = tmp_path / "notices"
+    folder.mkdir()
+    notice = "关于做好高校毕业生就业工作的通知\n第一条 各地应当做好就业服务。\n{org}\n{date}\n"
+    for name, org, date in (("zj-2023.txt", "浙江省人力资源和社会保障厅", "2023年5月4日"),
+                            ("sc-2024.txt", "四川省人力资源和社会保障厅", "2024年5月6日"),
+                            ("zj-2024.txt", "浙江省人力资源和社会保障厅", "2024年6月1日")):
+        (folder / name).write_text(notice.format(org=org, date=date), encoding="utf-8")
+    index = tmp_path / "idx"
+    ingest(folder, index)
+    status = {name: (d["authority"], d["status"]) for name, d in docs(index).items()}
+    assert status == {"zj-2023.txt": ("浙江省人力资源和社会保障厅", "superseded"),
+                      "zj-2024.txt": ("浙江省人力资源和社会保障厅", "active"),
+                      "sc-2024.txt": ("四川省人力资源和社会保障厅", "active")}

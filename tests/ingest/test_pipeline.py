@@ -255,10 +255,10 @@ def test_a_parser_crash_fails_that_file_only(tmp_path: Path, monkeypatch):
 
     real = pipeline.parse_bytes
 
-    def flaky(data, path):
+    def flaky(data, path, *options):
         if str(path).endswith("boom.txt"):
             raise RuntimeError("parser bug")
-        return real(data, path)
+        return real(data, path, *options)
 
     monkeypatch.setattr(pipeline, "parse_bytes", flaky)
     (tmp_path / "boom.txt").write_text("第一条 内容。", encoding="utf-8")

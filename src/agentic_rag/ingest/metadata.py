@@ -71,6 +71,7 @@ _AUTHORITY_FIELD = re.compile(
     r"(?:发文机关|发布机关|发布单位|发文单位|颁布机关|制定机关|印发机关|发布机构)[：:\s]+([^\n，。；]{2,60})"
     r"|(?:Issued by|ISSUED BY|Issuing (?:authority|body)|Publisher|Owner|Policy owner)[：:\s]+(?:the\s+)?"
     r"([^\n;,.]{2,80})")
+_ABBREVIATED = re.compile(r"\b(?:Inc|Ltd|Co|Corp|Bros|Plc|plc|L\.L\.C|S\.A|N\.V|B\.V|GmbH\.?|Dept)$")
 _TITLE_AUTHORITY = re.compile(rf"^(.{{2,40}}?{_ORG_SUFFIX})(?:关于|印发)")
 _VERSION_RULES = (
     (re.compile(r"[（(]\s*((?:19|20)\d{2})\s*年?\s*(?:修订|修正|修改|版)\s*[)）]"), "修订 mark"),
@@ -479,6 +480,8 @@ def extract_metadata(text: str, *, title_hint: str = "", title_rule: str = "",
         authority, rule = strong["authority"]
     elif m := _AUTHORITY_FIELD.search(head):
         authority = (m.group(1) or m.group(2)).strip()
+        if m.group(2) and head[m.end(2):m.end(2) + 1] == "." and _ABBREVIATED.search(authority):
+            authority += "."  # "Acme Robotics Inc." keeps the period of its abbreviation
         rule = "发文机关 line" if m.group(1) else "Issued by line"
     elif sig_authority:
         authority, rule = sig_authority, "signature block"
@@ -708,3 +711,65 @@ def index_terms(text: str, chunks: Iterable[Chunk] = ()) -> list[str]:
             if m:
                 terms.add(m.group("name"))
     return sorted(terms)
+
+
+# ---------------------------------------------------------------- date candidates
+
+_CANDIDATE_KINDS = (("publish_date", "publish"), ("effective_date", "effective"))
+
+
+def date_candidates(text: str, meta: DocMeta) -> list[dict[str, Any]]:
+    """Up to three candidate dates of a document, for a person to confirm: the publish date,
+    the effective date, and a signature or amendment date (when it differs), each with the rule
+    that found it and the span of text it was read from (``None`` when it came from front
+    matter, file metadata or an override, not from the text).
+
+    >>> text = "关于差旅的通知\\n发布日期：2024年6月18日\\n本通知自2024年7月1日起施行。"
+    >>> [(c["kind"], c["date"], c["rule"], c["span"]) for c in date_candidates(text, extract_metadata(text))]
+    [('publish', '2024-06-18', '发布日期 line', [13, 23]), ('effective', '2024-07-01', '自…起施行', [28, 37])]
+    """
+    out: list[dict[str, Any]] = []
+    dates = [(m, parse_date(m.group(0))) for m in _DATE_RE.finditer(text)]
+    dates = [(m, d) for m, d in dates if d is not None]
+
+    def span_of(value: dt.date, last: bool) -> tuple[int, int] | None:
+        hits = [m for m, d in dates if d == value]
+        if not hits:
+            return None
+        m = hits[-1] if last else hits[0]
+        return m.start(), m.end()
+
+    def add(kind: str, field: str | None, value: dt.date, rule: str, last: bool) -> None:
+        from_text = not rule.startswith(("YAML", "TOML", "front matter", "<meta", "format metadata",
+                                         "pdf creation"))
+        if rule == "override" and field in (meta.extra.get("confirmed") or {}):
+            rule = "confirmed"
+        span = span_of(value, last) if from_text else None
+        snippet = None
+        if span is not None:
+            line_start = text.rfind("\n", 0, span[0]) + 1
+            line_end = text.find("\n", span[1])
+            line_end = len(text) if line_end < 0 else line_end
+            lo, hi = max(line_start, span[0] - 30), min(line_end, span[1] + 30)
+            snippet = text[lo:hi].strip()
+        out.append({"kind": kind, "field": field, "date": value.isoformat(), "rule": rule,
+                    "span": list(span) if span else None, "text": snippet})
+
+    for field, kind in _CANDIDATE_KINDS:
+        value = getattr(meta, field)
+        if value is not None:
+            add(kind, field, value, meta.provenance.get(field, ""), last=field == "effective_date")
+    shown = {c["date"] for c in out}
+    _, signed = _signature(text[-_TAIL_CHARS:])
+    history = [h for h in meta.extra.get("history", []) if isinstance(h, dict) and h.get("date")] \
+        if isinstance(meta.extra.get("history"), list) else []
+    if signed is not None and signed.isoformat() not in shown:
+        add("signature", None, signed, "signature date", last=True)
+    else:
+        for h in reversed(history):
+            value = parse_date(str(h["date"]))
+            if value is not None and value.isoformat() not in shown:
+                add("amendment" if h.get("event") in _AMENDED else str(h.get("event") or "history"),
+                    None, value, f"{h.get('event', '')} line".strip(), last=False)
+                break
+    return out[:3]

@@ -20,11 +20,12 @@ from pathlib import Path
 from typing import Any
 
 from agentic_rag.errors import IngestError
+from agentic_rag.ingest.pdf import PdfOptions, read_pdf
 from agentic_rag.ingest.tables import render_markdown
 
 #: suffixes handled by :func:`parse_bytes`
 PARSED_SUFFIXES = frozenset({".txt", ".md", ".markdown", ".html", ".htm", ".docx", ".pdf", ".csv", ".xlsx",
-                             ".xlsm", ".pptx"})
+                             ".xlsm", ".pptx", ".epub", ".rtf"})
 
 
 @dataclass(slots=True)
@@ -40,6 +41,10 @@ class Parsed:
     front_matter_rule: str = ""  # "YAML front matter" / "TOML front matter"
     #: HTML ``<meta name|property=... content=...>`` (name lowercased -> content)
     meta_tags: dict[str, str] = field(default_factory=dict)
+    #: PDF: ``(start, end, page, box)`` of each block of ``text`` (see ``pdf.locate``)
+    layout: list[tuple[int, int, int, tuple[float, float, float, float]]] = field(default_factory=list)
+    #: facts about the file for the document's ``extra`` (e.g. ``ocr_pages``)
+    extra: dict[str, Any] = field(default_factory=dict)
 
 
 # ---------------------------------------------------------------- text files and encodings
@@ -333,6 +338,7 @@ def parse_docx(data: bytes, path: str) -> Parsed:
     lines: list[str] = []
     first_heading = ""
     body = document.element.body
+    numbers = _Numbering(document)
     for child in body.iterchildren():
         tag = child.tag.rsplit("}", 1)[-1]
         if tag == "p":
@@ -340,6 +346,9 @@ def parse_docx(data: bytes, path: str) -> Parsed:
             text = para.text.strip()
             if not text:
                 continue
+            label = numbers.label(para)
+            if label and not text.startswith(label.strip()):
+                text = f"{label} {text}" if not label.endswith((" ", "\u3000")) else label + text
             style = (para.style.name if para.style is not None else "") or ""
             m = _HEADING_STYLE.search(style)
             if style.lower() == "title" or style == "标题":
@@ -364,6 +373,130 @@ def parse_docx(data: bytes, path: str) -> Parsed:
         hints["author"] = props.author
     return Parsed(text="\n".join(lines), title=title, hints=hints,
                   rule="docx title" if title else "")
+
+
+_W = "{http://schemas.openxmlformats.org/wordprocessingml/2006/main}"
+_CN_DIGITS = "零一二三四五六七八九"
+
+
+def _cn_count(n: int) -> str:
+    """1..9999 in Chinese counting: 1 一, 10 十, 12 十二, 21 二十一, 105 一百零五."""
+    if n <= 0 or n >= 10000:
+        return str(n)
+    out, zero = "", False
+    for unit, value in (("千", 1000), ("百", 100), ("十", 10), ("", 1)):
+        digit, n = divmod(n, value)
+        if digit:
+            if zero and out:
+                out += "零"
+            out += ("" if unit == "十" and digit == 1 and not out else _CN_DIGITS[digit]) + unit
+            zero = False
+        elif out:
+            zero = True
+    return out
+
+
+def _roman(n: int) -> str:
+    out = ""
+    for value, sym in ((1000, "M"), (900, "CM"), (500, "D"), (400, "CD"), (100, "C"), (90, "XC"),
+                       (50, "L"), (40, "XL"), (10, "X"), (9, "IX"), (5, "V"), (4, "IV"), (1, "I")):
+        while n >= value:
+            out, n = out + sym, n - value
+    return out
+
+
+def _letters(n: int) -> str:
+    return chr(ord("a") + (n - 1) % 26) * ((n - 1) // 26 + 1) if n > 0 else str(n)
+
+
+_NUM_FORMATS = {
+    "decimal": str, "decimalZero": lambda n: f"{n:02d}", "lowerLetter": _letters,
+    "upperLetter": lambda n: _letters(n).upper(), "lowerRoman": lambda n: _roman(n).lower(),
+    "upperRoman": _roman, "chineseCounting": _cn_count, "chineseCountingThousand": _cn_count,
+    "ideographTraditional": lambda n: "甲乙丙丁戊己庚辛壬癸"[(n - 1) % 10],
+    "decimalEnclosedCircle": lambda n: chr(0x2460 + n - 1) if 0 < n <= 20 else str(n),
+    "decimalFullWidth": lambda n: "".join(chr(0xFF10 + int(d)) for d in str(n)),
+}
+
+
+class _Numbering:
+    """The numbers Word draws in front of auto-numbered paragraphs (they are not in the
+    paragraph text): each ``w:num`` counts its levels, a level's counter restarting when a
+    higher level moves on, and ``lvlText`` ("%1.", "第%1条", "(%2)") says how to write them.
+    Bullets become ``-``."""
+
+    def __init__(self, document) -> None:
+        self.levels: dict[str, dict[int, tuple[int, str, str]]] = {}  # numId -> ilvl -> (start, fmt, text)
+        self.counts: dict[str, dict[int, int]] = {}
+        try:
+            root = document.part.numbering_part.element
+        except (NotImplementedError, KeyError, AttributeError):
+            return
+        abstract = {}
+        for a in root.iterchildren(f"{_W}abstractNum"):
+            lv = {}
+            for lvl in a.iterchildren(f"{_W}lvl"):
+                ilvl = int(lvl.get(f"{_W}ilvl", "0"))
+                start = lvl.find(f"{_W}start")
+                fmt = lvl.find(f"{_W}numFmt")
+                text = lvl.find(f"{_W}lvlText")
+                lv[ilvl] = (int(start.get(f"{_W}val", "1")) if start is not None else 1,
+                            fmt.get(f"{_W}val", "decimal") if fmt is not None else "decimal",
+                            text.get(f"{_W}val", "") if text is not None else "")
+            abstract[a.get(f"{_W}abstractNumId")] = lv
+        for num in root.iterchildren(f"{_W}num"):
+            ref = num.find(f"{_W}abstractNumId")
+            if ref is None:
+                continue
+            lv = dict(abstract.get(ref.get(f"{_W}val"), {}))
+            for over in num.iterchildren(f"{_W}lvlOverride"):
+                start = over.find(f"{_W}startOverride")
+                ilvl = int(over.get(f"{_W}ilvl", "0"))
+                if start is not None and ilvl in lv:
+                    lv[ilvl] = (int(start.get(f"{_W}val", "1")),) + lv[ilvl][1:]
+            self.levels[num.get(f"{_W}numId")] = lv
+
+    def _num_pr(self, para):
+        ppr = para._p.pPr
+        if ppr is not None and ppr.numPr is not None:
+            return ppr.numPr
+        style = para.style
+        for _ in range(10):  # a style's numbering, or the numbering of the style it is based on
+            if style is None:
+                return None
+            ppr = style.element.pPr
+            if ppr is not None and ppr.numPr is not None:
+                return ppr.numPr
+            style = style.base_style
+        return None
+
+    def label(self, para) -> str:
+        if not self.levels:
+            return ""
+        num_pr = self._num_pr(para)
+        if num_pr is None or num_pr.numId is None:
+            return ""
+        num_id = str(num_pr.numId.val)
+        ilvl = int(num_pr.ilvl.val) if num_pr.ilvl is not None else 0
+        levels = self.levels.get(num_id)
+        if not levels or ilvl not in levels or num_id == "0":
+            return ""
+        start, fmt, text = levels[ilvl]
+        if fmt == "none":
+            return ""
+        if fmt == "bullet":
+            return "-"
+        counts = self.counts.setdefault(num_id, {})
+        counts[ilvl] = counts.get(ilvl, start - 1) + 1
+        for deeper in [k for k in counts if k > ilvl]:
+            del counts[deeper]
+
+        def number(m: re.Match) -> str:
+            k = int(m.group(1)) - 1
+            k_start, k_fmt, _ = levels.get(k, (1, "decimal", ""))
+            return _NUM_FORMATS.get(k_fmt, str)(counts.get(k, k_start))
+
+        return re.sub(r"%([1-9])", number, text).strip() if text else ""
 
 
 def _dedupe_merged(cells: list[str]) -> list[str]:
@@ -502,160 +635,113 @@ def _reading_order(shapes, depth: int = 0) -> list:
     return sorted(out, key=lambda s: ((s.top or 0), (s.left or 0)))
 
 
+# ---------------------------------------------------------------- e-books and rich text
+
+_OPF_NS = {"opf": "http://www.idpf.org/2007/opf", "dc": "http://purl.org/dc/elements/1.1/",
+           "c": "urn:oasis:names:tc:opendocument:xmlns:container"}
+
+
+def parse_epub(data: bytes, path: str) -> Parsed:
+    """An EPUB (2 or 3): its chapters in spine order, each XHTML file read as HTML is (headings,
+    tables), with the package's ``dc:title``, ``dc:creator``, ``dc:publisher`` and ``dc:date``.
+    Read with zipfile and lxml: the maintained EPUB library (EbookLib) is AGPL-3.0."""
+    import posixpath
+    import zipfile
+
+    from lxml import etree
+
+    try:
+        book = zipfile.ZipFile(io.BytesIO(data))
+        container = etree.fromstring(book.read("META-INF/container.xml"))
+        opf_path = container.find(".//c:rootfile", _OPF_NS).get("full-path")
+        opf = etree.fromstring(book.read(opf_path))
+    except (zipfile.BadZipFile, KeyError, AttributeError, etree.XMLSyntaxError) as exc:
+        raise IngestError(path, f"unreadable EPUB: {exc}") from exc
+    base = posixpath.dirname(opf_path)
+    manifest = {item.get("id"): item for item in opf.iterfind(".//opf:manifest/opf:item", _OPF_NS)}
+
+    def dc(name: str) -> str:
+        node = opf.find(f".//opf:metadata/dc:{name}", _OPF_NS)
+        return " ".join((node.text or "").split()) if node is not None and node.text else ""
+
+    parts: list[str] = []
+    for ref in opf.iterfind(".//opf:spine/opf:itemref", _OPF_NS):
+        item = manifest.get(ref.get("idref"))
+        if item is None or "html" not in (item.get("media-type") or ""):
+            continue
+        name = posixpath.normpath(posixpath.join(base, item.get("href") or ""))
+        try:
+            chapter = parse_html(book.read(name), f"{path}!{name}")
+        except KeyError as exc:
+            raise IngestError(path, f"corrupt EPUB: {name} is in the spine but not in the file") from exc
+        if chapter.text.strip():
+            parts.append(chapter.text)
+    hints = {k: v for k, v in (("author", dc("creator")), ("authority", dc("publisher")),
+                               ("publish_date", dc("date"))) if v}
+    title = dc("title")
+    return Parsed(text="\n\n".join(parts), title=title, hints=hints, rule="epub title" if title else "")
+
+
+_RTF_TITLE = re.compile(r"\{\\info[^{}]*?\{\\title\s+([^{}]*)\}", re.S)
+_RTF_CODEPAGE = re.compile(r"\\ansicpg(\d+)")
+
+
+def parse_rtf(data: bytes, path: str) -> Parsed:
+    """Rich text via striprtf: ``\\uN`` escapes and the code page of ``\\ansicpgN`` (936 for
+    GBK Chinese) decoded; the ``{\\info{\\title …}}`` group is the title."""
+    from striprtf.striprtf import rtf_to_text
+
+    head = data[:4096].decode("latin-1")
+    if not head.lstrip().startswith("{\\rtf"):
+        raise IngestError(path, "unreadable RTF: it does not start with {\\rtf")
+    m = _RTF_CODEPAGE.search(head)
+    encoding = f"cp{m.group(1)}" if m else "cp1252"
+    try:
+        codecs.lookup(encoding)
+    except LookupError:
+        encoding = "cp1252"
+    source = data.decode("latin-1")
+    try:
+        text = rtf_to_text(source, encoding=encoding, errors="replace")
+    except Exception as exc:  # striprtf raises plain errors on broken groups
+        raise IngestError(path, f"unreadable RTF: {exc}") from exc
+    text = "\n".join(line.rstrip() for line in text.replace("\r\n", "\n").split("\n"))
+    title = ""
+    if t := _RTF_TITLE.search(source):
+        title = rtf_to_text("{\\rtf1 " + t.group(1) + "}", encoding=encoding, errors="replace").strip()
+    if not title:
+        title = next((line.strip() for line in text.split("\n") if line.strip()), "")[:100]
+        rule = "first line" if title else ""
+    else:
+        rule = "rtf title"
+    return Parsed(text=text.strip("\n"), title=title, rule=rule)
+
+
 # ---------------------------------------------------------------- PDF
 
-_PAGE_NUMBER = re.compile(r"^\s*(?:[-–—]\s*)?(?:第\s*\d+\s*页(?:\s*[/，,]?\s*共\s*\d+\s*页)?|"
-                          r"(?:page\s*)?\d+(?:\s*(?:/|of)\s*\d+)?)(?:\s*[-–—])?\s*$", re.I)
-
-
-def parse_pdf(data: bytes, path: str) -> Parsed:
-    import pymupdf
-
-    try:
-        pdf = pymupdf.open(stream=data, filetype="pdf")
-    except Exception as exc:  # pymupdf raises FileDataError/RuntimeError on corrupt input
-        cut = " (truncated: it ends before its end-of-file marker)" if _truncated(data) else ""
-        raise IngestError(path, f"corrupt or unreadable PDF{cut}: {exc}") from exc
-    with pdf:
-        if pdf.needs_pass or pdf.is_encrypted:
-            raise IngestError(path, "encrypted PDF: remove the password and ingest it again")
-        if pdf.page_count == 0:
-            raise IngestError(path, "corrupt PDF: no pages")
-        pages: list[list[str]] = []
-        try:
-            for page in pdf:
-                pages.append(_pdf_page(page))
-        except IngestError:
-            raise
-        except Exception as exc:
-            raise IngestError(path, f"corrupt PDF: {exc}") from exc
-        meta = pdf.metadata or {}
-        repaired = bool(getattr(pdf, "is_repaired", False))
-    text = "\n".join(item for items in _drop_running_lines(pages) for item in items)
-    if not text.strip():
-        if repaired or _truncated(data):
-            # a cut-off download reads as empty pages: say so, not "scanned"
-            raise IngestError(path, "truncated or damaged PDF: no text could be recovered "
-                                    "(the file ends early or its structure is broken)")
-        raise IngestError(path, "PDF has no text layer (scanned?); OCR is not supported")
+def parse_pdf(data: bytes, path: str, options: PdfOptions | None = None) -> Parsed:
+    """A PDF through ``pdf.py`` (layout, tables, OCR of scanned pages), with the page and box
+    of every block kept in ``Parsed.layout``."""
+    read = read_pdf(data, path, options)
     hints: dict[str, str] = {}
-    if meta.get("author"):
-        hints["author"] = meta["author"]
-    date = _pdf_date(meta.get("creationDate") or "")
-    if date:
-        hints["pdf_date"] = date
-    title = (meta.get("title") or "").strip()
-    return Parsed(text=text, title=title, hints=hints, rule="pdf metadata title" if title else "")
-
-
-def _truncated(data: bytes) -> bool:
-    """A PDF ends with ``%%EOF`` (an incremental update appends another); a cut-off download
-    does not."""
-    return b"%%EOF" not in data[-2048:]
-
-
-def _pdf_date(raw: str) -> str:
-    m = re.match(r"D:(\d{4})(\d{2})(\d{2})", raw)
-    return f"{m.group(1)}-{m.group(2)}-{m.group(3)}" if m else ""
-
-
-def _pdf_page(page) -> list[str]:
-    """Text blocks in reading order, with tables found by PyMuPDF rendered as Markdown in place."""
-    table_items: list[tuple[float, str, tuple[float, float, float, float]]] = []
-    try:
-        found = page.find_tables()
-        tables = list(found.tables) if found else []
-    except Exception:  # table detection is best effort; the text layer still comes through
-        tables = []
-    for t in tables:
-        rows = [[(c or "").replace("\n", " ").strip() for c in row] for row in t.extract()]
-        rows = [r for r in rows if any(r)]
-        if len(rows) < 2:
-            continue
-        header = [h.replace("\n", " ") if h else "" for h in (t.header.names if t.header else rows[0])]
-        body_rows = rows[1:] if header == rows[0] else rows
-        header, body_rows = _drop_empty_columns(header, body_rows)
-        table_items.append((t.bbox[1], render_markdown(header, body_rows), tuple(t.bbox)))
-    items: list[tuple[float, str]] = [(y, md) for y, md, _ in table_items]
-    boxes = [box for _, _, box in table_items]
-    for block in page.get_text("blocks", sort=True):
-        x0, y0, x1, y1, text, _, kind = block[:7]
-        if kind != 0:
-            continue  # image block
-        cx, cy = (x0 + x1) / 2, (y0 + y1) / 2
-        if any(b[0] <= cx <= b[2] and b[1] <= cy <= b[3] for b in boxes):
-            continue  # already in a table
-        text = text.strip()
-        if not text or _PAGE_NUMBER.match(text):
-            continue
-        items.append((y0, _join_pdf_lines(text)))
-    items.sort(key=lambda item: item[0])
-    return [text for _, text in items]
-
-
-def _drop_running_lines(pages: list[list[str]]) -> list[list[str]]:
-    """Drop running headers and footers: a first or last block that repeats (digits aside) on at
-    least half of the pages of a document of three pages or more."""
-    if len(pages) < 3:
-        return pages
-    def key(s: str) -> str:
-        return re.sub(r"\d+", "#", s)
-    counts: dict[str, int] = {}
-    for items in pages:
-        for k in {key(items[0]), key(items[-1])} if items else set():
-            counts[k] = counts.get(k, 0) + 1
-    running = {k for k, n in counts.items() if n * 2 >= len(pages)}
-    if not running:
-        return pages
-    out = []
-    for items in pages:
-        items = list(items)
-        if items and key(items[0]) in running:
-            items = items[1:]
-        if items and key(items[-1]) in running:
-            items = items[:-1]
-        out.append(items)
-    return out
-
-
-def _drop_empty_columns(header: list[str], rows: list[list[str]]) -> tuple[list[str], list[list[str]]]:
-    # table detection on drawn grids can report a phantom column that holds nothing anywhere
-    width = max([len(header)] + [len(r) for r in rows])
-    keep = [i for i in range(width)
-            if (i < len(header) and header[i].strip() and not header[i].startswith("Col"))
-            or any(i < len(r) and r[i].strip() for r in rows)]
-    pick = lambda cells: [cells[i] if i < len(cells) else "" for i in keep]  # noqa: E731
-    return pick(header), [pick(r) for r in rows]
-
-
-_STRUCTURE_START = re.compile(
-    r"(?:第[一二三四五六七八九十百千零〇两\d]+[编章节条]|[（(][一二三四五六七八九十\d]+[)）]|[一二三四五六七八九十]+、|"
-    r"\d+(?:\.\d+)*[.、．\s]|附件|附录|注[：:]|Article\b|ARTICLE\b|Section\b|SECTION\b|§|Chapter\b|"
-    r"CHAPTER\b|Appendix\b|Annex\b|Note:|[-•·*]\s|\|)")
-_LINE_END = "。；：！？.;:!?」”）)"
-
-
-def _join_pdf_lines(text: str) -> str:
-    """Undo the page-width wrapping inside one PDF text block: a line that does not end a
-    sentence runs on into the next, unless the next starts a structure (第X条, （一）, 1.)."""
-    out: list[str] = []
-    for line in text.split("\n"):
-        line = line.strip()
-        if not line:
-            continue
-        if out and out[-1][-1] not in _LINE_END and not _STRUCTURE_START.match(line):
-            prev = out[-1]
-            ascii_join = prev[-1].isascii() and line[0].isascii()
-            out[-1] = prev + (" " if ascii_join and prev[-1] != "-" else "") + line
-        else:
-            out.append(line)
-    return "\n".join(out)
+    if read.author:
+        hints["author"] = read.author
+    if read.created:
+        hints["pdf_date"] = read.created
+    declared: dict[str, Any] = {}
+    if read.ocr_pages:
+        declared["ocr_pages"] = read.ocr_pages
+    if read.scanned_skipped:
+        declared["scanned_pages_not_read"] = read.scanned_skipped
+    return Parsed(text=read.text, title=read.title, hints=hints, rule=read.title_rule,
+                  layout=read.layout, extra=declared)
 
 
 # ---------------------------------------------------------------- dispatch
 
-def parse_bytes(data: bytes, path: str | Path) -> Parsed:
-    """Parse a file's bytes by its suffix. Empty input -> IngestError("empty file")."""
+def parse_bytes(data: bytes, path: str | Path, pdf: PdfOptions | None = None) -> Parsed:
+    """Parse a file's bytes by its suffix. Empty input -> IngestError("empty file"). ``pdf``:
+    the PDF backend and OCR settings (default: pdfium, OCR on)."""
     name = str(path)
     suffix = Path(name).suffix.lower()
     if not data or not data.strip():
@@ -667,13 +753,17 @@ def parse_bytes(data: bytes, path: str | Path) -> Parsed:
     elif suffix == ".docx":
         parsed = parse_docx(data, name)
     elif suffix == ".pdf":
-        parsed = parse_pdf(data, name)
+        parsed = parse_pdf(data, name, pdf)
     elif suffix == ".csv":
         parsed = parse_csv(data, name)
     elif suffix in (".xlsx", ".xlsm"):
         parsed = parse_xlsx(data, name)
     elif suffix == ".pptx":
         parsed = parse_pptx(data, name)
+    elif suffix == ".epub":
+        parsed = parse_epub(data, name)
+    elif suffix == ".rtf":
+        parsed = parse_rtf(data, name)
     else:
         raise IngestError(name, f"unsupported file type {suffix or '(none)'}")
     if not parsed.text.strip():

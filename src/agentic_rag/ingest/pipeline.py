@@ -35,6 +35,7 @@ from agentic_rag.ingest import edges as edge_rules
 from agentic_rag.ingest.chunking import chunk_document
 from agentic_rag.ingest.metadata import apply_overrides, extract_metadata, find_supersessions, index_terms
 from agentic_rag.ingest.parsers import PARSED_SUFFIXES, parse_bytes
+from agentic_rag.ingest.pdf import PdfOptions, locate
 from agentic_rag.store.base import DocumentStore
 from agentic_rag.types import Chunk, DocMeta, Document, DocStatus, Edge
 
@@ -54,8 +55,8 @@ _BATCH_DOCS = 500  # documents per store transaction in bulk imports
 # formats people keep beside their documents that no parser reads yet: named, so a folder's
 # report says what was left out and why instead of passing over it in silence
 _NO_READER = {".xls": "legacy Excel (save it as .xlsx)", ".ods": "spreadsheet",
-              ".ppt": "legacy PowerPoint (save it as .pptx)", ".odp": "slides", ".epub": "e-book",
-              ".rtf": "rich text", ".doc": "legacy Word (save it as .docx)",
+              ".ppt": "legacy PowerPoint (save it as .pptx)", ".odp": "slides",
+              ".mobi": "e-book (convert it to .epub)", ".doc": "legacy Word (save it as .docx)",
               ".odt": "OpenDocument text (save it as .docx)"}
 _MAX_LOOKUPS = 2000  # store look-ups per run for supersession/reference resolution (a bound, not a tuning)
 
@@ -109,19 +110,28 @@ def build_document(doc_id: str, source: str, content_hash: str, text: str, *, ti
                    title_rule: str = "", hints: dict[str, str] | None = None,
                    overrides: dict[str, Any] | None = None, fallback_title: str = "",
                    max_clause_chars: int = 500, overrides_from: str = "meta",
-                   declared: dict[str, Any] | None = None) -> tuple[Document, list[Chunk], list[Edge],
-                                                         list[edge_rules.PendingReference]]:
+                   declared: dict[str, Any] | None = None, file_extra: dict[str, Any] | None = None,
+                   layout: list | None = None) -> tuple[Document, list[Chunk], list[Edge],
+                                                        list[edge_rules.PendingReference]]:
     """One document from its text: metadata (then user overrides), chunks, same-document edges,
     and the references to other documents still to resolve. ``declared``: what the file states
-    about itself (``front_matter``, ``front_matter_rule``, ``meta_tags`` of a parser's result)."""
+    about itself (``front_matter``, ``front_matter_rule``, ``meta_tags`` of a parser's result);
+    ``file_extra``: facts about the file for ``meta.extra`` (``ocr_pages``); ``layout``: the page
+    and box of each block of a PDF's text, so that each chunk records where it stands
+    (``extra.page``, ``extra.pages``, ``extra.boxes``)."""
     meta = extract_metadata(text, title_hint=title_hint, title_rule=title_rule, hints=hints,
                             fallback_title=fallback_title, **(declared or {}))
+    if file_extra:
+        meta = meta.model_copy(update={"extra": {**meta.extra, **file_extra}})
     if overrides:
         meta = apply_overrides(meta, overrides, source, overrides_from)
     doc = Document(doc_id=doc_id, source=source, content_hash=content_hash, text=text, meta=meta)
     chunks = chunk_document(doc, max_clause_chars)
     if not chunks:
         raise IngestError(source, "empty file: no text to index")
+    if layout:
+        chunks = [c.model_copy(update={"extra": {**c.extra, **where}})
+                  if (where := locate(layout, *c.span)) else c for c in chunks]
     doc_edges, pending = edge_rules.references(chunks)
     return doc, chunks, doc_edges, pending
 
@@ -152,6 +162,35 @@ def _read_sidecar(path: Path) -> tuple[dict[str, Any], bytes]:
     return data, raw
 
 
+def confirm_fields(doc: Document, values: dict[str, str]) -> Path:
+    """Store a person's confirmation of metadata fields (``{"publish_date": "2024-06-18"}``) in
+    the document's sidecar ``<file>.meta.json``, merged with what it already holds, under the
+    fields' own names (so every later ingest applies them, provenance "override") and in
+    ``confirmed`` (so they show as confirmed). Checked against the document first: a value that
+    does not fit its field, or a document that is no file of its own, raises IngestError."""
+    path = Path(doc.source)
+    if "#" in path.name and not path.is_file():
+        raise IngestError(doc.source, "a jsonl record has no sidecar: put the value in its line's \"meta\"")
+    if not path.is_file():
+        raise IngestError(doc.source, "the document's file is gone: cannot store a confirmation beside it")
+    for key in values:
+        if key not in DocMeta.model_fields or key in ("provenance", "extra", "supersedes"):
+            raise IngestError(doc.source, f"cannot confirm {key!r}: use one of publish_date, "
+                                          "effective_date, version, title, authority, doc_number, status")
+    apply_overrides(doc.meta, values, doc.source, "confirmation")  # raises on a value that does not fit
+    current, _ = _read_sidecar(path)
+    confirmed = current.get("confirmed") if isinstance(current.get("confirmed"), dict) else {}
+    data = {**current, **values, "confirmed": {**confirmed, **values}}
+    sidecar = path.with_name(path.name + ".meta.json")
+    tmp = sidecar.with_name(sidecar.name + ".tmp")
+    try:
+        tmp.write_text(json.dumps(data, ensure_ascii=False, indent=2) + "\n", encoding="utf-8")
+        os.replace(tmp, sidecar)
+    except OSError as exc:
+        raise IngestError(doc.source, f"cannot write {sidecar.name}: {exc.strerror or exc}") from exc
+    return sidecar
+
+
 def parse_document(path: str | Path, settings: Settings | None = None
                    ) -> list[tuple[Document, list[Chunk], list[Edge]]]:
     """Parse one file (any supported type, jsonl included) without a store; raises IngestError.
@@ -177,14 +216,17 @@ def _file_document(path: Path, settings: Settings, content_hash: str | None = No
     overrides, sidecar_raw = _read_sidecar(path)
     if content_hash is None:
         content_hash = hashlib.sha256(data + sidecar_raw).hexdigest()
-    parsed = parse_bytes(data, name)
+    ing = settings.ingest
+    parsed = parse_bytes(data, name, PdfOptions(engine=ing.pdf_engine, ocr=ing.ocr, ocr_dpi=ing.ocr_dpi,
+                                                ocr_max_pages=ing.ocr_max_pages))
     return build_document(doc_id_for_path(path), name, content_hash, parsed.text,
                           title_hint=parsed.title, title_rule=parsed.rule, hints=parsed.hints,
                           overrides=overrides, fallback_title=path.stem,
                           max_clause_chars=settings.ingest.max_clause_chars,
                           overrides_from=f"sidecar {path.name}.meta.json",
                           declared={"front_matter": parsed.front_matter, "meta_tags": parsed.meta_tags,
-                                    "front_matter_rule": parsed.front_matter_rule})
+                                    "front_matter_rule": parsed.front_matter_rule},
+                          file_extra=parsed.extra, layout=parsed.layout)
 
 
 def _read_file(path: Path, settings: Settings) -> bytes:
@@ -329,6 +371,7 @@ class _Info:
     pending: list[edge_rules.PendingReference] = field(default_factory=list)
     written: bool = False  # added or replaced in this run
     part: str | None = None  # a part of a code (附则, 第二编): a version only of that same part
+    authority: str | None = None  # the issuing body: two bodies' documents are no versions of each other
 
 
 class _Writer:
@@ -399,7 +442,7 @@ def _info(doc: Document, *, written: bool, pending: list | None = None) -> _Info
     norm = "" if meta.provenance.get("title") == "file name" else edge_rules.normalize_title(meta.title)
     return _Info(doc.doc_id, meta.title, norm, meta.publish_date,
                  meta.doc_number, meta.status, supersedes, list(pending or []), written,
-                 meta.extra.get("part"))
+                 meta.extra.get("part"), meta.authority)
 
 
 def _expand(paths: Sequence[str | Path], report: IngestReport) -> list[Path]:
@@ -631,10 +674,11 @@ class _Finder:
                 self.by_number.setdefault(info.doc_number, []).append(info)
         self.lookups = 0
         self.find = getattr(store, "find_documents", None) if look_in_store else None
-        self.cache: dict[tuple[str, str], list[tuple[str, str, Any, DocStatus, Any]]] = {}
+        self.cache: dict[tuple[str, str], list[tuple[str, str, Any, DocStatus, Any, str | None]]] = {}
 
-    def stored(self, **kw: str) -> list[tuple[str, str, Any, DocStatus, Any]]:
-        """(doc_id, title, publish_date, status, part) of stored documents matching ``kw`` exactly."""
+    def stored(self, **kw: str) -> list[tuple[str, str, Any, DocStatus, Any, str | None]]:
+        """(doc_id, title, publish_date, status, part, authority) of stored documents matching
+        ``kw`` exactly."""
         key = next(iter(kw.items()))
         if key in self.cache:
             return self.cache[key]
@@ -649,8 +693,8 @@ class _Finder:
             docs = self.find(**kw)
         except AragError:
             docs = []
-        found = [(d.doc_id, d.meta.title, d.meta.publish_date, d.meta.status, d.meta.extra.get("part"))
-                 for d in docs]
+        found = [(d.doc_id, d.meta.title, d.meta.publish_date, d.meta.status, d.meta.extra.get("part"),
+                  d.meta.authority) for d in docs]
         self.cache[key] = found
         return found
 
@@ -698,6 +742,32 @@ def _title_variants(name: str) -> list[str]:
     return variants
 
 
+def _by_issuer(members: list[tuple[str, Any, DocStatus, str | None]]) -> list[list[tuple]]:
+    """The version chains among documents of one title, each sorted by date: one per issuing
+    body, since two bodies' notices of the same title (every province issues its own
+    关于做好…工作的通知) are no versions of each other. A member without a known issuer joins
+    the chain when there is exactly one issuer, else none. Chains of fewer than two dates are
+    left out."""
+    issuers = {_issuer(m[3]) for m in members if m[3]}
+    chains: dict[str, list[tuple]] = {}
+    for m in members:
+        if m[1] is None:
+            continue
+        key = _issuer(m[3]) if m[3] else (next(iter(issuers)) if len(issuers) == 1 else None)
+        if key is not None or not issuers:
+            chains.setdefault(key or "", []).append(m)
+    out = []
+    for chain in chains.values():
+        chain.sort(key=lambda m: (m[1], m[0]))
+        if len({m[1] for m in chain}) >= 2:
+            out.append(chain)
+    return out
+
+
+def _issuer(authority: str) -> str:
+    return "".join(ch for ch in authority.casefold() if ch.isalnum())
+
+
 def _resolve(store: DocumentStore, infos: dict[str, _Info], report: IngestReport,
              look_in_store: bool = True) -> None:
     if not infos:
@@ -717,27 +787,26 @@ def _resolve(store: DocumentStore, infos: dict[str, _Info], report: IngestReport
                     status[target] = target_status
 
     # a newer version of the same title supersedes the older ones
-    groups: dict[tuple[str, Any], list[tuple[str, Any, DocStatus]]] = {}
+    groups: dict[tuple[str, Any], list[tuple[str, Any, DocStatus, str | None]]] = {}
     for info in infos.values():
         if info.norm:
-            groups.setdefault((info.norm, info.part), []).append((info.doc_id, info.publish_date, info.status))
+            groups.setdefault((info.norm, info.part), []).append(
+                (info.doc_id, info.publish_date, info.status, info.authority))
     for (norm, part), members in groups.items():
         titles = {infos[m[0]].title for m in members}
         if any(i.written for i in (infos[m[0]] for m in members)):
             for title in titles:
-                for doc_id, _, date, st, stored_part in finder.stored(title=title):
+                for doc_id, _, date, st, stored_part, authority in finder.stored(title=title):
                     if doc_id not in {m[0] for m in members} and stored_part == part:
-                        members.append((doc_id, date, st))
-        dated = sorted((m for m in members if m[1] is not None), key=lambda m: (m[1], m[0]))
-        if len({m[1] for m in dated}) < 2:
-            continue
-        for older, newer in zip(dated, dated[1:]):
-            if older[1] == newer[1]:
-                continue
-            title = infos[newer[0]].title if newer[0] in infos else norm
-            new_edges.append(Edge(src=newer[0], dst=older[0], kind="SUPERSEDES",
-                                  phrase=f"newer version of {title}"))
-            status.setdefault(older[0], "superseded")
+                        members.append((doc_id, date, st, authority))
+        for dated in _by_issuer(members):
+            for older, newer in zip(dated, dated[1:]):
+                if older[1] == newer[1]:
+                    continue
+                title = infos[newer[0]].title if newer[0] in infos else norm
+                new_edges.append(Edge(src=newer[0], dst=older[0], kind="SUPERSEDES",
+                                      phrase=f"newer version of {title}"))
+                status.setdefault(older[0], "superseded")
 
     # references to clauses of other documents: 《…》第X条
     pending = [p for info in infos.values() if info.written for p in info.pending]
