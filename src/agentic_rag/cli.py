@@ -576,9 +576,9 @@ def audit(doc_id: str | None, stale: bool, limit: int, index: Path | None, confi
     log = AuditLog(settings.index)
     try:
         if stale:
-            from agentic_rag.store import open_store
+            from agentic_rag.store import open_index
 
-            with open_store(settings.index, create=False) as store:
+            with open_index(settings, create=False) as store:
                 entries = log.stale(store)
             if doc_id:
                 entries = [e for e in entries if doc_id in {s.doc_id for s in e.evidence}]
