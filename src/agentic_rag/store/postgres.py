@@ -34,6 +34,7 @@ fails the request with :class:`StoreError` and the next request reconnects.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -83,7 +84,7 @@ CREATE SEQUENCE IF NOT EXISTS chunks_id_seq;
 CREATE INDEX IF NOT EXISTS chunks_doc ON chunks(doc_id, ord);
 CREATE TABLE IF NOT EXISTS postings (
     term bigint NOT NULL, row bigint NOT NULL, tf int NOT NULL, dl int NOT NULL,
-    PRIMARY KEY (term, row));
+    PRIMARY KEY (term, row) INCLUDE (tf, dl));
 CREATE TABLE IF NOT EXISTS edges (
     src text NOT NULL, dst text NOT NULL, kind text NOT NULL, phrase text NOT NULL,
     owner text NOT NULL, PRIMARY KEY (src, dst, kind));
@@ -107,10 +108,14 @@ st AS (SELECT sum(n_chunks)::float8 AS n, greatest(sum(total_len)::float8 / grea
 w AS (SELECT p.term, ln(1 + (st.n - count(*) + 0.5) / (count(*) + 0.5)) AS idf
       FROM p, st GROUP BY p.term, st.n),
 s AS (SELECT p.row, sum(w.idf * p.tf * %(k1p1)s / (p.tf + %(k1)s * (1 - %(b)s + %(b)s * p.dl / st.avgdl))) AS score
-      FROM p JOIN w USING (term) CROSS JOIN st GROUP BY p.row)
-SELECT c.chunk_id, s.score FROM s JOIN chunks c ON c.id = s.row {where}
-ORDER BY s.score DESC, s.row LIMIT %(k)s
+      FROM p JOIN w USING (term) CROSS JOIN st GROUP BY p.row),
+top AS (SELECT row, score FROM s ORDER BY score DESC, row LIMIT %(first)s)
+SELECT c.chunk_id, top.score FROM top JOIN chunks c ON c.id = top.row {where}
+ORDER BY top.score DESC, top.row LIMIT %(k)s
 """
+# Filters are checked on the best candidates first (most filters keep most chunks); when fewer
+# than k of them pass, the query runs again over every scored chunk.
+_FIRST_CANDIDATES = 512
 
 
 def _psycopg() -> Any:
@@ -126,6 +131,7 @@ def redact(url: str) -> str:
     return re.sub(r"(://[^:/@]+:)[^@]*@", r"\1***@", url)
 
 
+@functools.lru_cache(maxsize=1 << 20)  # a corpus repeats its vocabulary: hash each word once
 def term_id(term: str) -> int:
     """A term's 64-bit id in ``postings`` (signed, as PostgreSQL's bigint)."""
     return int.from_bytes(hashlib.blake2b(term.encode("utf-8"), digest_size=8).digest(), "big", signed=True)
@@ -154,6 +160,8 @@ class _Pool:
             raise StoreError(f"cannot connect to PostgreSQL at {redact(self.url)}: "
                              f"{' '.join(str(exc).split())}") from exc
         try:
+            # JIT compiling a BM25 query costs more than it saves (tens of ms per query)
+            conn.execute("SET jit = off")
             conn.execute(f'SET search_path TO "{self.schema}", public')
             from pgvector.psycopg import register_vector
 
@@ -371,14 +379,15 @@ class PostgresStore:
                                             "{" + ",".join(str(term_id(t)) for t in counts) + "}",
                                             sum(counts.values())))
                             at += 1
+                # postings are most of the rows written: sent as COPY text, a chunk per write
                 at = 0
                 with cur.copy("COPY postings(term, row, tf, dl) FROM STDIN") as copy:
                     for i in changed:
                         for counts in counted[i]:
                             row, dl = row_ids[at], sum(counts.values())
                             added_len += dl
-                            for t, tf in counts.items():
-                                copy.write_row((term_id(t), row, tf, dl))
+                            tail = f"\t{row}\t"
+                            copy.write("".join(f"{term_id(t)}{tail}{tf}\t{dl}\n" for t, tf in counts.items()))
                             at += 1
             edge_rows = [(e.src, e.dst, e.kind, e.phrase, batch[i][0].doc_id)
                          for i in changed for e in batch[i][2]]
@@ -585,7 +594,11 @@ class PostgresStore:
         if not terms:
             return []
         sql = _BM25_SQL.format(where=f"WHERE {cond}" if cond else "")
-        rows = self._read(sql, {"terms": terms, "k": k, "k1": K1, "k1p1": K1 + 1.0, "b": B, **params})
+        args = {"terms": terms, "k": k, "k1": K1, "k1p1": K1 + 1.0, "b": B, **params}
+        first = k if not cond else max(_FIRST_CANDIDATES, 8 * k)
+        rows = self._read(sql, {**args, "first": first})
+        if cond and len(rows) < k:
+            rows = self._read(sql, {**args, "first": None})  # LIMIT NULL: every scored chunk
         return [(r[0], float(r[1])) for r in rows]
 
     # ------------------------------------------------------------------ vectors
