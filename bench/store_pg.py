@@ -192,6 +192,53 @@ def _child(kind: str, src: Path, index: Path, url: str | None, schema: str, embe
     return result, json.loads(tops_file.read_text(encoding="utf-8"))
 
 
+def hnsw_synthetic(url: str, rows: int, dim: int = 384, queries: int = 50) -> dict:
+    """pgvector HNSW on ``rows`` random unit vectors (size and build time do not depend on the
+    values): build time, bytes per vector, search p50/p95 and recall@10 against exact search."""
+    import numpy as np
+    import psycopg
+    from pgvector import Vector
+    from pgvector.psycopg import register_vector
+
+    rng = np.random.default_rng(0)
+    vecs = rng.normal(size=(rows, dim)).astype(np.float32)
+    vecs /= np.linalg.norm(vecs, axis=1, keepdims=True)
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
+        register_vector(conn)
+        conn.execute("DROP SCHEMA IF EXISTS bench_hnsw CASCADE")
+        conn.execute("CREATE SCHEMA bench_hnsw")
+        conn.execute(f"CREATE TABLE bench_hnsw.v (id int PRIMARY KEY, embedding vector({dim}))")
+        with conn.cursor() as cur, cur.copy("COPY bench_hnsw.v FROM STDIN") as copy:
+            for i in range(rows):
+                copy.write_row((i, Vector(vecs[i]).to_text()))
+        conn.execute("SET maintenance_work_mem = '1GB'")
+        conn.execute("SET max_parallel_maintenance_workers = 0")  # one core, as the ingest has
+        t0 = time.perf_counter()
+        conn.execute("CREATE INDEX v_hnsw ON bench_hnsw.v USING hnsw (embedding vector_cosine_ops) "
+                     "WITH (m = 16, ef_construction = 128)")
+        build_s = time.perf_counter() - t0
+        heap = conn.execute("SELECT pg_table_size('bench_hnsw.v')").fetchone()[0]
+        index = conn.execute("SELECT pg_relation_size('bench_hnsw.v_hnsw')").fetchone()[0]
+        conn.execute("SET jit = off")
+        conn.execute("SET hnsw.ef_search = 100")
+        qs = rng.normal(size=(queries, dim)).astype(np.float32)
+        qs /= np.linalg.norm(qs, axis=1, keepdims=True)
+        lat, recall = [], []
+        for q in qs:
+            t = time.perf_counter()
+            got = [r[0] for r in conn.execute("SELECT id FROM bench_hnsw.v ORDER BY embedding <=> %s LIMIT 10",
+                                              (Vector(q),))]
+            lat.append((time.perf_counter() - t) * 1000)
+            exact = np.argsort(-(vecs @ q))[:10]
+            recall.append(len(set(got) & set(exact.tolist())) / 10)
+        conn.execute("DROP SCHEMA bench_hnsw CASCADE")
+    return {"rows": rows, "dim": dim, "build_s": round(build_s, 1), "rows_per_s": round(rows / build_s, 1),
+            "heap_bytes_per_vector": round(heap / rows), "index_bytes_per_vector": round(index / rows),
+            "search_p50_ms": _pct(lat, 0.5), "search_p95_ms": _pct(lat, 0.95),
+            "recall_at_10": round(sum(recall) / len(recall), 3), "ef_search": 100}
+
+
 def _overlap(a: list[list[str]], b: list[list[str]]) -> float | None:
     pairs = [(x, y) for x, y in zip(a, b) if x or y]
     if not pairs:
@@ -205,6 +252,8 @@ def main(argv: list[str] | None = None) -> dict:
     ap.add_argument("--limit", type=int, default=None, help="articles for the BM25-only phase (default all)")
     ap.add_argument("--embed-limit", type=int, default=1000, help="articles for the embedding phase (0: skip)")
     ap.add_argument("--queries", type=int, default=200)
+    ap.add_argument("--hnsw-rows", type=int, default=0,
+                    help="also build pgvector HNSW over this many random 384-d vectors (size per vector)")
     ap.add_argument("--url", default=None, help="an existing PostgreSQL with pgvector (default: start one)")
     ap.add_argument("--json", action="store_true")
     # internal: one store's run in a child process
@@ -265,6 +314,10 @@ def _bench(args: argparse.Namespace, tmp: Path, url: str, data_dir: Path | None)
     load = os.getloadavg()[0]
     result: dict = {"corpus": args.corpus.name, "articles": n, "queries": len(sample),
                     "cpus": os.cpu_count(), "load_at_start": round(load, 2)}
+    if args.limit == 0:  # only the synthetic HNSW measurement
+        result["hnsw_synthetic"] = hnsw_synthetic(url, args.hnsw_rows)
+        print(json.dumps(result, ensure_ascii=False, indent=None if args.json else 2))
+        return result
     emb, emb_tops = _child("embedded", full, tmp / "emb", None, "x", False, queries_file, tmp, None, None)
     pg, pg_tops = _child("postgres", full, tmp / "pglocal", url, "bench_bm25", False, queries_file, tmp, None,
                          data_dir)
@@ -295,6 +348,8 @@ def _bench(args: argparse.Namespace, tmp: Path, url: str, data_dir: Path | None)
             "embedded": emb2, "postgres": pg2,
             "top10_overlap": {leg: _overlap(emb2_tops[leg], pg2_tops[leg]) for leg in ("bm25", "vector", "hybrid")},
         }
+    if args.hnsw_rows:
+        result["hnsw_synthetic"] = hnsw_synthetic(url, args.hnsw_rows)
     result["load_at_end"] = round(os.getloadavg()[0], 2)
     if args.json:
         print(json.dumps(result, ensure_ascii=False))
