@@ -65,7 +65,8 @@ def test_lost_database_is_a_503_and_the_next_request_succeeds(pg_served, pg_serv
 def test_database_down_at_start_is_one_line_and_a_nonzero_exit(tmp_path):
     env = {"ARAG_STORE__URL": f"postgresql://postgres@/postgres?host={tmp_path}",
            "ARAG_STORE__CONNECT_TIMEOUT_S": "2", "ARAG_EMBEDDER__PROVIDER": "none"}
-    done = _arag(["ask", HEAT], env, tmp_path)
-    assert done.returncode != 0
-    lines = done.stderr.strip().splitlines()
-    assert len(lines) == 1 and "cannot connect to PostgreSQL" in lines[0], done.stderr
+    for args in (["ask", HEAT], ["serve", "--port", "0", "--workers", "2", "--index", str(tmp_path / "i")]):
+        done = _arag(args, env, tmp_path)
+        assert done.returncode != 0, args
+        lines = done.stderr.strip().splitlines()
+        assert len(lines) == 1 and "cannot connect to PostgreSQL" in lines[0], done.stderr

@@ -155,3 +155,26 @@ def test_schemas_are_separate_collections(tmp_path):
     finally:
         a.close()
         b.close()
+
+
+def test_an_index_of_another_tokenizer_version_is_reindexed_on_open(tmp_path):
+    store = open_for_path(tmp_path / "tok")
+    try:
+        store.upsert(*make_doc("lab", LABOUR))
+        with store._write() as conn:  # as if written by an older tokenizer, with other tokens
+            conn.execute("UPDATE meta SET value = 'old-tokenizer/0' WHERE key = 'tokenizer'")
+            conn.execute("TRUNCATE postings")
+        assert store.search("工资") == []
+    finally:
+        store.close()
+    again = open_for_path(tmp_path / "tok")
+    try:
+        assert again.search("拖欠劳动者工资")[0][0] == "lab:a2:0"
+        emb = EmbeddedStore(tmp_path / "emb", workers=1)
+        emb.upsert(*make_doc("lab", LABOUR))
+        got, want = again.search("劳动者"), emb.search("劳动者")
+        emb.close()
+        assert [c for c, _ in got] == [c for c, _ in want]  # the rebuilt postings score as before
+        assert np.allclose([s for _, s in got], [s for _, s in want], rtol=1e-5)
+    finally:
+        again.close()
