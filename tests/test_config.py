@@ -142,3 +142,14 @@ def test_a_misspelled_file_key_is_refused_with_the_key_it_meant(tmp_path):
     (tmp_path / "arag.toml").write_text("[retrieval.weights]\nvectr = 5\n", encoding="utf-8")
     with pytest.raises(ConfigError, match=r"retrieval.weights.vectr: .*did you mean vector\?"):
         Settings.load()
+
+
+def test_store_url_selects_postgres_and_never_shows_its_password(monkeypatch):
+    monkeypatch.setenv("ARAG_STORE__URL", "postgresql://arag:s3cret@db:5432/arag")
+    settings = Settings.load()
+    assert settings.store.url.get_secret_value().endswith("@db:5432/arag")
+    assert "s3cret" not in repr(settings)
+    monkeypatch.setenv("ARAG_STORE__URL", "mysql://arag:s3cret@db/arag")
+    with pytest.raises(ConfigError, match="store.url") as info:
+        Settings.load()
+    assert "s3cret" not in str(info.value)

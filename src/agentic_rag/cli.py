@@ -558,7 +558,11 @@ def serve(host: str, port: int, workers: int, index: Path | None, config: Path |
         import uvicorn
     except ImportError as exc:
         raise MissingExtraError("the HTTP server", "server") from exc
-    Settings.load(config, index=index)  # a bad config fails here, once, not in every worker
+    settings = Settings.load(config, index=index)  # a bad config fails here, once, not in every worker
+    if settings.store.url:  # so does an unreachable database: one line, not a traceback per worker
+        from agentic_rag.store import open_index
+
+        open_index(settings).close()
     # workers are separate processes: they read the same settings from the environment
     if index is not None:
         os.environ["ARAG_INDEX"] = str(index.resolve())
@@ -652,9 +656,9 @@ def audit(doc_id: str | None, stale: bool, limit: int, index: Path | None, confi
     log = AuditLog(settings.index)
     try:
         if stale:
-            from agentic_rag.store import open_store
+            from agentic_rag.store import open_index
 
-            with open_store(settings.index, create=False) as store:
+            with open_index(settings, create=False) as store:
                 entries = log.stale(store)
             if doc_id:
                 entries = [e for e in entries if doc_id in {s.doc_id for s in e.evidence}]

@@ -19,7 +19,8 @@ from contextvars import ContextVar
 from pathlib import Path
 from typing import Annotated, Any, Literal, get_args, get_origin
 
-from pydantic import BaseModel, ConfigDict, Field, SecretStr, ValidationError, model_validator
+from pydantic import (BaseModel, ConfigDict, Field, SecretStr, ValidationError, field_validator,
+                      model_validator)
 from pydantic_settings import BaseSettings, PydanticBaseSettingsSource, SettingsConfigDict, SettingsError
 
 from agentic_rag.errors import ConfigError, describe_validation
@@ -141,6 +142,29 @@ class LLMSettings(_Section):
     max_reply_chars: int = Field(32_000, ge=100, le=10_000_000)
 
 
+class StoreSettings(_Section):
+    """Where the index lives: the embedded folder (``index``) or a PostgreSQL server."""
+
+    #: None: the embedded store in ``index``; "postgresql://user@host:5432/db": PostgreSQL
+    #: >= 15 with the pgvector extension (chunks, BM25 statistics, vectors, edges in tables)
+    url: SecretStr | None = None  # may hold a password: never shown in repr or errors
+    #: the PostgreSQL schema holding the tables; one per collection (several indexes, one server)
+    db_schema: str = Field("arag", pattern=r"^[a-z_][a-z0-9_]{0,62}$")
+    #: connections one process keeps open at most (each concurrent request uses one)
+    pool_size: int = Field(8, ge=1, le=200)
+    #: connecting, and waiting for a free connection, give up after this long
+    connect_timeout_s: float = Field(5.0, gt=0, le=120)
+    #: pgvector HNSW: candidates examined per vector search (recall vs latency)
+    ef_search: int = Field(100, ge=10, le=1000)
+
+    @field_validator("url")
+    @classmethod
+    def _known_scheme(cls, url: SecretStr | None) -> SecretStr | None:
+        if url is not None and not url.get_secret_value().startswith(("postgresql://", "postgres://")):
+            raise ValueError("must be postgresql://... (or unset for the embedded store)")
+        return url
+
+
 class RuntimeSettings(_Section):
     mode: Literal["pipeline", "react", "plan"] = "pipeline"
     max_steps: int = Field(6, ge=1, le=50)
@@ -173,6 +197,7 @@ class Settings(BaseSettings):
     model_config = SettingsConfigDict(env_prefix="ARAG_", env_nested_delimiter="__", extra="forbid")
 
     index: Path = Path(".arag")
+    store: StoreSettings = Field(default_factory=StoreSettings)
     ingest: IngestSettings = Field(default_factory=IngestSettings)
     router: RouterSettings = Field(default_factory=RouterSettings)
     retrieval: RetrievalSettings = Field(default_factory=RetrievalSettings)

@@ -52,9 +52,9 @@ class Engine:
     @property
     def store(self) -> EmbeddedStore:
         if self._store is None:
-            from agentic_rag.store import open_store
+            from agentic_rag.store import open_index
 
-            self._store = open_store(self.settings.index)
+            self._store = open_index(self.settings)
         return self._store
 
     @property
@@ -110,7 +110,10 @@ class Engine:
             try:
                 self._embedder = CachedEmbedder(embedder, folder / "cache",
                                                 batch_size=self.settings.embedder.batch_size)
-                self._vectors = VectorIndex.open(folder, dim=self._embedder.dim)
+                if hasattr(self.store, "vector_index"):  # PostgreSQL: the vectors live with the chunks
+                    self._vectors = self.store.vector_index(self._embedder.dim)
+                else:
+                    self._vectors = VectorIndex.open(folder, dim=self._embedder.dim)
             except EmbedderError as exc:
                 self._embedder = self._vectors = None
                 self.dense_status = f"embedder unavailable, vector leg off: {exc}"

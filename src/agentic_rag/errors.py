@@ -16,6 +16,7 @@ type. Vendor errors (sqlite3, httpx, llama-cpp, PyMuPDF) are wrapped at the boun
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 
@@ -91,7 +92,8 @@ def describe_validation(exc: Any, what: str) -> str:
     err = errors[0]
     loc = ".".join(str(p) for p in err.get("loc", ()))
     value = err.get("input")
-    shown = repr(value)
+    # a URL's password (user:secret@host) never reaches a message
+    shown = re.sub(r"(://[^:/@\s]+:)[^@\s]*@", r"\1***@", repr(value))
     if len(shown) > 80:
         shown = shown[:79] + "…"
     more = f" (and {len(errors) - 1} more)" if len(errors) > 1 else ""

@@ -115,8 +115,8 @@ class StoreConformance:
         if not self.persistent:
             pytest.skip(f"{type(self).__name__}: the store keeps nothing across processes")
 
-    def _run_writer(self, path: Path, items: list) -> subprocess.Popen:
-        data = path.parent / f"{path.name}-items.json"
+    def _run_writer(self, path: Path, items: list, tag: str = "") -> subprocess.Popen:
+        data = path.parent / f"{path.name}-items{tag}.json"
         data.write_text(json.dumps([_dump(i) for i in items]), encoding="utf-8")
         return subprocess.Popen([sys.executable, "-c", _WRITER, self.store_factory, str(path), str(data)],
                                 stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
@@ -329,3 +329,23 @@ class StoreConformance:
         finally:
             writer.close()
             reader.close()
+
+    def test_two_writer_processes(self, tmp_path):
+        path = tmp_path / "index"
+        self.make_store(path).close()  # created once; then two processes write at the same time
+        shared = [make_doc("shared", [f"第一条 共同文档第{v}版 关于加班工资。"], rev=f"p{v}") for v in (1, 2)]
+        first = [make_doc(f"a{i:02d}", [f"第一条 甲方文档{i} 关于加班工资的规定。"], rev=str(i)) for i in range(15)]
+        second = [make_doc(f"b{i:02d}", [f"第一条 乙方文档{i} 关于加班工资的规定。"], rev=str(i)) for i in range(15)]
+        procs = [self._run_writer(path, first + [shared[0]], "-1"), self._run_writer(path, second + [shared[1]], "-2")]
+        for proc in procs:
+            out, err = proc.communicate(timeout=180)
+            assert proc.returncode == 0, err
+        store = self.make_store(path)
+        try:
+            assert len(store.documents()) == 31
+            hits = store.search("加班工资", k=100)
+            assert len(hits) == 31  # every chunk once: nothing lost, nothing doubled
+            texts = [c.text for c in store.chunks("shared")]
+            assert texts in ([shared[0][1][0].text], [shared[1][1][0].text])  # one whole version
+        finally:
+            store.close()

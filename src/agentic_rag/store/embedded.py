@@ -150,6 +150,40 @@ def bm25_text(title: str, path: Sequence[str], text: str) -> str:
     return f"{title}\n{' '.join(path)}\n{text}"
 
 
+Upsert = tuple[Document, list[Chunk], list[Edge]]
+
+
+def doc_batches(items: Iterable[tuple[Document, Sequence[Chunk], Sequence[Edge]]],
+                size: int) -> Iterator[list[Upsert]]:
+    """Upserts in batches of at most ``size`` documents; a document id repeated in the input
+    starts a new batch, so repeats are applied in order (what every store's ``upsert_many`` does)."""
+    batch: list[Upsert] = []
+    in_batch: set[str] = set()
+    for doc, chunks, edges in items:
+        if doc.doc_id in in_batch or len(batch) >= size:
+            yield batch
+            batch, in_batch = [], set()
+        batch.append((doc, list(chunks), list(edges)))
+        in_batch.add(doc.doc_id)
+    if batch:
+        yield batch
+
+
+def exact_match(fields: dict[str, Any], mark: str) -> tuple[str, list[Any]]:
+    """``WHERE col = <mark> AND ...`` for the fields given (not None), and its parameters."""
+    given = {col: v for col, v in fields.items() if v is not None}
+    where = " AND ".join(f"{col} = {mark}" for col in given)
+    return (f"WHERE {where}" if where else ""), list(given.values())
+
+
+def check_chunk_owners(batch: Sequence[Upsert]) -> None:
+    """ValueError when a chunk names another document than the one it is stored with."""
+    for doc, chunks, _ in batch:
+        for c in chunks:
+            if c.doc_id != doc.doc_id:
+                raise ValueError(f"chunk {c.chunk_id} has doc_id {c.doc_id!r}, expected {doc.doc_id!r}")
+
+
 class EmbeddedStore:
     """SQLite + BM25 in one folder; implements ``DocumentStore`` and ``KeywordIndex``.
 
@@ -474,25 +508,10 @@ class EmbeddedStore:
         (earlier batches stay committed); retry its documents one by one with :meth:`upsert` to
         find the bad one. A document id repeated in the input is applied in order.
         """
-        results: list[UpsertResult] = []
-        batch: list[tuple[Document, list[Chunk], list[Edge]]] = []
-        in_batch: set[str] = set()
-        for doc, chunks, edges in items:
-            if doc.doc_id in in_batch or len(batch) >= _BATCH_DOCS:
-                results.extend(self._upsert_batch(batch))
-                batch, in_batch = [], set()
-            batch.append((doc, list(chunks), list(edges)))
-            in_batch.add(doc.doc_id)
-        if batch:
-            results.extend(self._upsert_batch(batch))
-        return results
+        return [r for batch in doc_batches(items, _BATCH_DOCS) for r in self._upsert_batch(batch)]
 
     def _upsert_batch(self, batch: list[tuple[Document, list[Chunk], list[Edge]]]) -> list[UpsertResult]:
-        for doc, chunks, _ in batch:
-            for c in chunks:
-                if c.doc_id != doc.doc_id:
-                    raise ValueError(f"chunk {c.chunk_id} has doc_id {c.doc_id!r}, "
-                                     f"expected {doc.doc_id!r}")
+        check_chunk_owners(batch)
         with self._lock:
             self._check_open()
             ids = [d.doc_id for d, _, _ in batch]
@@ -679,12 +698,7 @@ class EmbeddedStore:
     def find_documents(self, title: str | None = None, source: str | None = None,
                        doc_number: str | None = None) -> list[Document]:
         """Documents matching every given field exactly (none given: all documents)."""
-        conds, params = [], []
-        for col, value in (("title", title), ("source", source), ("doc_number", doc_number)):
-            if value is not None:
-                conds.append(f"{col} = ?")
-                params.append(value)
-        where = f"WHERE {' AND '.join(conds)}" if conds else ""
+        where, params = exact_match({"title": title, "source": source, "doc_number": doc_number}, "?")
         with self._lock:
             rows = self._read(f"SELECT {_DOC_COLS} FROM documents {where} ORDER BY doc_id", params)
         return [_doc(r) for r in rows]
