@@ -235,16 +235,17 @@ def _llm_overrides(llm_provider: str | None, llm_model: str | None, llm_base_url
 
 def _session(engine: Any, session_id: str | None = None, persist: bool = False) -> Any:
     from agentic_rag.models.llm import make_llm
-    from agentic_rag.runtime import AgentRuntime, Session, SessionStore
+    from agentic_rag.runtime import AgentRuntime, Session
+    from agentic_rag.state import open_sessions
 
     if not engine.store.stats()["docs"]:
         from agentic_rag.errors import StoreError
 
         raise StoreError(f"the index {engine.settings.index} is empty: run `arag ingest PATH` first")
     runtime = AgentRuntime.from_engine(engine, llm=make_llm(engine.settings))
-    store = SessionStore.for_index(engine.settings.index) if persist else None
+    store = open_sessions(engine.settings) if persist or session_id else None
     if session_id:
-        return Session.open(runtime, session_id, store or SessionStore.for_index(engine.settings.index))
+        return Session.open(runtime, session_id, store)
     return Session(runtime, store=store)
 
 

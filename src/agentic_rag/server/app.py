@@ -43,7 +43,7 @@ from agentic_rag.types import Answer, RouteDecision, TraceEvent
 MODEL_ID = "agentic-rag"
 _OPEN_PATHS = ("/healthz", "/readyz", "/docs", "/openapi.json", "/redoc")
 _ERRORS: dict[int | str, dict[str, Any]] = {
-    code: {"model": ErrorBody} for code in (400, 401, 404, 409, 413, 415, 422, 503)}
+    code: {"model": ErrorBody} for code in (400, 401, 404, 409, 413, 415, 422, 429, 503)}
 
 T = TypeVar("T")
 
@@ -269,6 +269,7 @@ class _Gate:
         self.service = service
         self.keys = [k.encode() for k in keys]
         server = service.settings.server
+        self.per_minute = server.rate_limit_per_minute
         self.max_body = int(server.max_body_mb * 1024 * 1024)
         # an upload may carry several files of up to ingest.max_file_mb each
         self.max_upload = int(service.settings.ingest.max_file_mb * 1024 * 1024 * 8)
@@ -299,6 +300,7 @@ class _Gate:
 
     def _refuse(self, scope: dict, path: str) -> JSONResponse | None:
         headers = dict(scope.get("headers") or [])
+        given = b""
         if self.keys and not path.startswith(_OPEN_PATHS):
             given = headers.get(b"x-api-key", b"")
             auth = headers.get(b"authorization", b"")
@@ -307,6 +309,17 @@ class _Gate:
             if not any(hmac.compare_digest(given, k) for k in self.keys):
                 return _error(401, "unauthorized", "a valid API key is required "
                                                    "(Authorization: Bearer KEY or X-API-Key)")
+        if self.per_minute and not path.startswith(_OPEN_PATHS):
+            # per API key; without keys per client address
+            who = given.decode("latin-1") if given else "addr:" + str((scope.get("client") or ("",))[0])
+            try:
+                allowed = self.service.limits.allow(who, self.per_minute)
+            except AragError as exc:
+                status, body = error_payload(exc)
+                return JSONResponse(body, status_code=status)
+            if not allowed:
+                return _error(429, "rate_limited", f"more than {self.per_minute} requests this minute "
+                              "for this key (server.rate_limit_per_minute); retry in the next minute")
         length = headers.get(b"content-length")
         if length is not None:
             try:
