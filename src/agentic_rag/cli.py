@@ -79,20 +79,36 @@ def app() -> None:
 # -- ingest / docs / chunks / rm / search ----------------------------------------------------
 @app.command()
 @click.argument("paths", nargs=-1, required=True, type=click.Path(path_type=Path, readable=False))
+@click.option("--queue", "queued", is_flag=True,
+              help="split the files into tasks for `arag worker` processes (workers.broker_url)")
 @_common
 @_errors
-def ingest(paths: tuple[Path, ...], index: Path | None, config: Path | None, as_json: bool) -> None:
+def ingest(paths: tuple[Path, ...], queued: bool, index: Path | None, config: Path | None,
+           as_json: bool) -> None:
     """Ingest files and folders (.txt .md .html .docx .pdf .csv .xlsx .pptx .jsonl). A path that
-    cannot be read fails alone, with its reason; the others are ingested (exit 1 when any failed)."""
+    cannot be read fails alone, with its reason; the others are ingested (exit 1 when any failed).
+    With --queue the workers do the work (a jsonl file is cut into tasks of workers.batch_records
+    lines); this command waits for them and reports the same way."""
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TimeElapsedColumn
 
-    with _engine(index, config) as engine:
-        show = not as_json and sys.stderr.isatty()
-        with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
-                      TimeElapsedColumn(), console=err, disable=not show, transient=True) as bar:
-            task = bar.add_task("ingesting", total=None)
-            report = engine.ingest(list(paths), progress=lambda done, total: bar.update(
-                task, completed=done, total=total))
+    show = not as_json and sys.stderr.isatty()
+    with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
+                  TimeElapsedColumn(), console=err, disable=not show, transient=True) as bar:
+        task = bar.add_task("ingesting", total=None)
+
+        def progress(done: int, total: int) -> None:
+            bar.update(task, completed=done, total=total)
+
+        if queued:
+            from agentic_rag.workers.ingest import queue_ingest
+
+            settings = Settings.load(config, index=index)
+            settings.check_files()
+            report = queue_ingest(settings, list(paths), progress=progress,
+                                  notice=lambda line: err.print(f"[yellow]note:[/yellow] {escape(line)}"))
+        else:
+            with _engine(index, config) as engine:
+                report = engine.ingest(list(paths), progress=progress)
     rows = [r.model_dump() if hasattr(r, "model_dump") else dict(r.__dict__) for r in report.files]
     failed = [r for r in rows if r["status"] == "failed"]
     if as_json:
@@ -307,7 +323,8 @@ def _control_options(fn: F) -> F:
 def _session(engine: Any, session_id: str | None = None, persist: bool = False,
              controls: dict[str, int | None] | None = None) -> Any:
     from agentic_rag.models.llm import make_llm
-    from agentic_rag.runtime import AgentRuntime, Limits, Session, SessionStore
+    from agentic_rag.runtime import AgentRuntime, Limits, Session
+    from agentic_rag.state import open_sessions
 
     if not engine.store.stats()["docs"]:
         from agentic_rag.errors import StoreError
@@ -315,9 +332,9 @@ def _session(engine: Any, session_id: str | None = None, persist: bool = False,
         raise StoreError(f"the index {engine.settings.index} is empty: run `arag ingest PATH` first")
     limits = Limits.from_settings(engine.settings).with_controls(**(controls or {}))
     runtime = AgentRuntime.from_engine(engine, llm=make_llm(engine.settings), limits=limits)
-    store = SessionStore.for_index(engine.settings.index) if persist else None
+    store = open_sessions(engine.settings) if persist or session_id else None
     if session_id:
-        return Session.open(runtime, session_id, store or SessionStore.for_index(engine.settings.index))
+        return Session.open(runtime, session_id, store)
     return Session(runtime, store=store)
 
 
@@ -352,7 +369,7 @@ def ask(question: str, llm_provider: str | None, llm_model: str | None, llm_base
 @_errors
 def chat(session_id: str | None, llm_provider: str | None, llm_model: str | None, llm_base_url: str | None,
          mode: str | None, index: Path | None, config: Path | None, as_json: bool) -> None:
-    """Multi-turn questions in one session, saved in <index>/sessions.db (follow-ups such as
+    """Multi-turn questions in one session, saved in <index>/sessions.db or state.url's Redis (follow-ups such as
     "那退休人员呢？" are resolved against the conversation). Ctrl-C stops the running question;
     an empty line or Ctrl-D quits."""
     overrides = _llm_overrides(llm_provider, llm_model, llm_base_url, mode)
@@ -543,7 +560,8 @@ def _index_options(fn: F) -> F:
               help="address to bind (give 0.0.0.0 explicitly to accept other machines)")
 @click.option("--port", type=click.IntRange(0, 65535), default=8000, show_default=True)
 @click.option("--workers", type=click.IntRange(1, 64), default=1, show_default=True,
-              help="worker processes (they share sessions, feedback and the cache via the index folder)")
+              help="API processes behind the one port (they share sessions, aborts and the cache: "
+                   "through the index folder, or through state.url's Redis)")
 @_index_options
 @_errors
 def serve(host: str, port: int, workers: int, index: Path | None, config: Path | None) -> None:
@@ -563,6 +581,14 @@ def serve(host: str, port: int, workers: int, index: Path | None, config: Path |
         from agentic_rag.store import open_index
 
         open_index(settings).close()
+    if settings.state.url is not None:  # so does an unreachable Redis
+        from agentic_rag.state import open_state
+
+        open_state(settings).close()
+    if settings.server.reasoner == "queue":  # and an unreachable broker
+        from agentic_rag.workers import check_broker, make_celery
+
+        check_broker(make_celery(settings), settings)
     # workers are separate processes: they read the same settings from the environment
     if index is not None:
         os.environ["ARAG_INDEX"] = str(index.resolve())
@@ -574,6 +600,30 @@ def serve(host: str, port: int, workers: int, index: Path | None, config: Path |
     err.print(f"arag serve: http://{host}:{port} (docs at /docs, {workers} worker(s))")
     uvicorn.run("agentic_rag.server.app:create_app", factory=True, host=host, port=port,
                 workers=workers, log_level="warning", access_log=False, timeout_graceful_shutdown=5)
+
+
+@app.command()
+@click.option("--queues", default="ingest,reason", show_default=True,
+              help="which task queues to take work from: ingest, reason, or both")
+@click.option("--name", default=None, help="worker name (default arag-<pid>@<host>)")
+@_index_options
+@_errors
+def worker(queues: str, name: str | None, index: Path | None, config: Path | None) -> None:
+    """A queue worker: ingest tasks (`arag ingest --queue`) and reasoning tasks
+    (server.reasoner = "queue"), one at a time; run several for more throughput. Ctrl-C (or
+    SIGTERM) finishes the running task first; a worker killed outright loses nothing, its task
+    is redelivered to another worker."""
+    from agentic_rag.errors import ConfigError
+    from agentic_rag.workers import ingest_queue, reason_queue, run_worker
+
+    wanted = [q.strip() for q in queues.split(",") if q.strip()]
+    if not wanted or any(q not in ("ingest", "reason") for q in wanted):
+        raise ConfigError(f"--queues takes ingest, reason or both (comma-separated), got {queues!r}")
+    settings = Settings.load(config, index=index)
+    settings.check_files()
+    names = {"ingest": ingest_queue(settings), "reason": reason_queue(settings)}
+    err.print(f"arag worker: queues {', '.join(names[q] for q in wanted)} on {settings.index}")
+    run_worker(settings, [names[q] for q in wanted], name)
 
 
 @app.command()

@@ -189,6 +189,46 @@ class ServerSettings(_Section):
     max_body_mb: float = Field(1.0, gt=0, description="JSON request bodies above this get a 413")
     cache: bool = Field(True, description="answer cache for questions asked outside a session")
     cors_origins: list[str] = Field(default_factory=list, description="empty: CORS off")
+    #: requests per minute per API key (per client address without keys); 0 = no limit.
+    #: Counted in the shared state (state.url), so N workers share one budget per key
+    rate_limit_per_minute: int = Field(0, ge=0)
+    #: "local": /v1/ask reasons in the API process; "queue": it routes and retrieves here and
+    #: sends the reasoning to an `arag worker` (workers.broker_url); past deadline_s the
+    #: deterministic answer is made here instead
+    reasoner: Literal["local", "queue"] = "local"
+
+
+class StateSettings(_Section):
+    """Where the service keeps sessions, abort flags, the answer cache and rate-limit counters."""
+
+    #: None: the embedded SQLite files in the index folder (sessions.db, server.db);
+    #: "redis://host:6379/0": a Redis shared by API workers on any number of hosts
+    url: str | None = None
+    session_ttl_s: int = Field(30 * 86400, ge=60, description="Redis: a session unused this long expires")
+    cache_ttl_s: int = Field(86400, ge=1, description="Redis: a cached answer expires after this")
+    timeout_s: float = Field(2.0, gt=0, le=60, description="Redis: connect and command timeout")
+
+    @model_validator(mode="after")
+    def _known_scheme(self) -> "StateSettings":
+        if self.url is not None and not self.url.startswith(("redis://", "rediss://", "unix://")):
+            raise ValueError(f"state.url must be redis://..., rediss://... or unix://... "
+                             f"(or unset for the embedded state), got {self.url!r}")
+        return self
+
+
+class WorkerSettings(_Section):
+    """``arag worker`` and ``arag ingest --queue``: Celery over a message broker."""
+
+    broker_url: str = "amqp://guest:guest@127.0.0.1:5672//"
+    #: queue names are ``<prefix>.ingest`` and ``<prefix>.reason``: deployments (or test runs)
+    #: sharing one broker keep apart by prefix
+    queue_prefix: str = Field("arag", pattern=r"^[A-Za-z0-9_.-]{1,64}$")
+    #: where task results go; None: state.url (a Redis); one of the two must be a Redis
+    result_url: str | None = None
+    #: jsonl records per ingest task (a task is also cut at about 1 MB of records)
+    batch_records: int = Field(100, ge=1, le=10_000)
+    #: `arag ingest --queue` gives up waiting for the workers after this long
+    ingest_timeout_s: float = Field(3600.0, gt=0)
 
 
 class Settings(BaseSettings):
@@ -206,6 +246,8 @@ class Settings(BaseSettings):
     llm: LLMSettings = Field(default_factory=LLMSettings)
     runtime: RuntimeSettings = Field(default_factory=RuntimeSettings)
     server: ServerSettings = Field(default_factory=ServerSettings)
+    state: StateSettings = Field(default_factory=StateSettings)
+    workers: WorkerSettings = Field(default_factory=WorkerSettings)
 
     @model_validator(mode="before")
     @classmethod

@@ -148,6 +148,50 @@ class Engine:
             embed_chunks(self.store, embedder, vectors, progress=progress)
         return report
 
+    def ingest_part(self, path: str | Path, lines: Sequence[tuple[int, bytes]] | None = None) -> IngestReport:
+        """Ingest one file, or with ``lines`` some (line number, bytes) of a jsonl file, as one
+        of several processes writing into the same index (a queue worker). The store's own
+        transactions keep documents whole; the written documents' chunks are embedded here
+        and added to the shared vector index under an inter-process lock
+        (:func:`~agentic_rag.store.vectors.shared_update`), so no worker saves over another's."""
+        from agentic_rag.ingest.pipeline import ingest_lines, ingest_paths
+
+        self.store.add_terms(self.router.dictionary_terms())
+        if lines is None:
+            report = ingest_paths([path], self.store, self.settings)
+        else:
+            report = ingest_lines(path, lines, self.store, self.settings)
+        written = list(dict.fromkeys(f.doc_id for f in report.files
+                                     if f.status in ("added", "replaced") and f.doc_id))
+        embedder, _ = self._dense()
+        if embedder is not None and written:
+            self._embed_shared(embedder, written)
+        return report
+
+    def _embed_shared(self, embedder: Any, doc_ids: list[str]) -> None:
+        from agentic_rag.ingest.chunking import heading_only
+        from agentic_rag.models.embedder import chunk_text, content_key
+        from agentic_rag.store.vectors import shared_update
+
+        chunks = [c for d in doc_ids for c in self.store.chunks(d) if not heading_only(c.text)]
+        texts = [chunk_text(c) for c in chunks]
+        # the model runs unlocked, so workers embed in parallel; only the index update is serial.
+        # The embedding cache is bypassed: its shards are numbered by one process at a time
+        model = getattr(embedder, "inner", embedder)
+        vecs = model.embed_documents(texts) if texts else None
+        live = {c.chunk_id for c in chunks}
+        prefixes = tuple(f"{d}:" for d in doc_ids)
+        with shared_update(Path(self.settings.index) / "vectors", dim=embedder.dim) as index:
+            if index.model not in (None, embedder.name):
+                index.clear()  # vectors of another model live in another space
+            index.model = embedder.name
+            stale = [cid for cid in index.ids() if cid.startswith(prefixes) and cid not in live]
+            index.remove(stale)
+            if vecs is not None:
+                index.add([c.chunk_id for c in chunks], vecs,
+                          hashes=[content_key(embedder.doc_prefix, t) for t in texts])
+            index.save()
+
     def search(self, query: str, k: int = 10, where: Sequence[Filter] = ()) -> list[tuple[Chunk, float]]:
         """Plain BM25 search with metadata filters (what ``arag search`` shows)."""
         hits = self.store.search(query, k=k, where=where)

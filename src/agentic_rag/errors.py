@@ -12,6 +12,8 @@ type. Vendor errors (sqlite3, httpx, llama-cpp, PyMuPDF) are wrapped at the boun
 - :class:`EmbedderError` — an embedding provider failed.
 - :class:`ToolError` — an agent tool was misused or failed.
 - :class:`EvalError` — a benchmark set or questions file is missing or malformed.
+- :class:`StateError` — the shared state (Redis: sessions, abort flags, cache) is unreachable.
+- :class:`QueueError` — the message broker or the workers' result store is unreachable.
 """
 
 from __future__ import annotations
@@ -62,6 +64,14 @@ class ToolError(AragError):
 
 class EvalError(AragError):
     """A benchmark set, questions file, or run folder is missing or malformed."""
+
+
+class StateError(AragError):
+    """The shared state (sessions, abort flags, answer cache, rate limits) could not be reached."""
+
+
+class QueueError(AragError):
+    """The message broker (or the result store of the workers) could not be reached."""
 
 
 class MissingExtraError(AragError, ImportError):

@@ -22,7 +22,7 @@ import os
 import stat
 import time
 import zlib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Literal
@@ -295,13 +295,16 @@ class _Unchanged:
     where: str
 
 
-def _jsonl_records(path: Path, settings: Settings, stored: Callable[[str], Document | None] | None = None):
+def _jsonl_records(path: Path, settings: Settings, stored: Callable[[str], Document | None] | None = None,
+                   lines: Iterable[tuple[int, bytes]] | None = None):
     """Yield (doc, chunks, edges, pending, where) per good line, FileResult per bad one, and
-    _Unchanged for a line whose content ``stored(doc_id)`` already has (not re-parsed)."""
+    _Unchanged for a line whose content ``stored(doc_id)`` already has (not re-parsed).
+    ``lines``: (line number, bytes) of a part of the file, instead of reading it whole."""
     limit = settings.ingest.max_file_mb * 1024 * 1024
     max_chars = settings.ingest.max_clause_chars
     good = 0
-    for lineno, line in enumerate(_open_lines(path), start=1):
+    numbered = lines if lines is not None else enumerate(_open_lines(path), start=1)
+    for lineno, line in numbered:
         if not line.strip():
             continue
         where = f"{path}:{lineno}"
@@ -555,17 +558,38 @@ def _skip_reason(path: Path) -> str:
     return f"no reader for {suffix} files ({kind})" if kind else f"unsupported file type {suffix or '(none)'}"
 
 
+def expand_paths(paths: Sequence[str | Path]) -> tuple[list[Path], IngestReport]:
+    """The files under ``paths`` that ingest would read, and a report holding the paths that
+    cannot be read or have no reader (what ``arag ingest --queue`` splits into tasks)."""
+    report = IngestReport()
+    return _expand(paths, report), report
+
+
+def ingest_lines(path: str | Path, lines: Iterable[tuple[int, bytes]], store: DocumentStore,
+                 settings: Settings | None = None) -> IngestReport:
+    """Ingest some lines of a jsonl file, given as (line number, bytes): one part of a bulk file
+    (a queue task). Ids, sources and results are those a whole-file ingest gives the same lines."""
+    return ingest_paths([path], store, settings, parts={Path(path): lines})
+
+
 def ingest_paths(paths: Sequence[str | Path], store: DocumentStore, settings: Settings | None = None,
-                 progress: Progress | None = None) -> IngestReport:
+                 progress: Progress | None = None,
+                 parts: dict[Path, Iterable[tuple[int, bytes]]] | None = None) -> IngestReport:
     """Ingest files and folders (recursively) into ``store``; never raises for a bad input file.
 
-    ``progress(done, total)`` counts documents: one per file, one per jsonl line.
+    ``progress(done, total)`` counts documents: one per file, one per jsonl line. ``parts``:
+    for a jsonl path, the (line number, bytes) to read instead of the whole file.
     """
     settings = settings or Settings()
     started = time.perf_counter()
     report = IngestReport()
-    files = _expand(paths, report)
-    sizes = {p: _units(p) for p in files}
+    parts = parts or {}
+    if parts:
+        files = [Path(p) for p in paths]
+        sizes = {p: len(parts[p]) if isinstance(parts.get(p), Sequence) else 1 for p in files}
+    else:
+        files = _expand(paths, report)
+        sizes = {p: _units(p) for p in files}
     total = sum(sizes.values())
     done = 0
     step = max(1, total // 200)
@@ -591,7 +615,7 @@ def ingest_paths(paths: Sequence[str | Path], store: DocumentStore, settings: Se
         if _suffix(path) == ".jsonl":
             n = 0
             try:
-                for item in _jsonl_records(path, settings, stored):
+                for item in _jsonl_records(path, settings, stored, parts.get(path)):
                     n += 1
                     if isinstance(item, FileResult):
                         report.files.append(item)

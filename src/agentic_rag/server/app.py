@@ -48,7 +48,7 @@ _OPEN_PATHS = ("/healthz", "/readyz", "/docs", "/openapi.json", "/redoc", "/stat
 #: the web page: static files shipped in the package (no data in them, so no key needed)
 WEB = Path(__file__).with_name("web")
 _ERRORS: dict[int | str, dict[str, Any]] = {
-    code: {"model": ErrorBody} for code in (400, 401, 404, 409, 413, 415, 422, 503)}
+    code: {"model": ErrorBody} for code in (400, 401, 404, 409, 413, 415, 422, 429, 503)}
 
 T = TypeVar("T")
 
@@ -287,6 +287,7 @@ class _Gate:
         self.service = service
         self.keys = [k.encode() for k in keys]
         server = service.settings.server
+        self.per_minute = server.rate_limit_per_minute
         self.max_body = int(server.max_body_mb * 1024 * 1024)
         # an upload may carry several files of up to ingest.max_file_mb each
         self.max_upload = int(service.settings.ingest.max_file_mb * 1024 * 1024 * 8)
@@ -317,7 +318,9 @@ class _Gate:
 
     def _refuse(self, scope: dict, path: str) -> JSONResponse | None:
         headers = dict(scope.get("headers") or [])
-        if self.keys and path != "/" and not path.startswith(_OPEN_PATHS):
+        given = b""
+        open_path = path == "/" or path.startswith(_OPEN_PATHS)
+        if self.keys and not open_path:
             given = headers.get(b"x-api-key", b"")
             auth = headers.get(b"authorization", b"")
             if auth.lower().startswith(b"bearer "):
@@ -325,6 +328,17 @@ class _Gate:
             if not any(hmac.compare_digest(given, k) for k in self.keys):
                 return _error(401, "unauthorized", "a valid API key is required "
                                                    "(Authorization: Bearer KEY or X-API-Key)")
+        if self.per_minute and not open_path:
+            # per API key; without keys per client address
+            who = given.decode("latin-1") if given else "addr:" + str((scope.get("client") or ("",))[0])
+            try:
+                allowed = self.service.limits.allow(who, self.per_minute)
+            except AragError as exc:
+                status, body = error_payload(exc)
+                return JSONResponse(body, status_code=status)
+            if not allowed:
+                return _error(429, "rate_limited", f"more than {self.per_minute} requests this minute "
+                              "for this key (server.rate_limit_per_minute); retry in the next minute")
         length = headers.get(b"content-length")
         if length is not None:
             try:

@@ -23,8 +23,10 @@ Run = Callable[[SessionState, Sink, threading.Event], Answer]
 
 
 def answer_within(deadline_s: float, llm_run: Run, fallback: Run, state: SessionState,
-                  on_event: Sink | None, abort: threading.Event) -> tuple[Answer, SessionState, bool]:
-    """``(answer, the state to keep, whether the deadline replaced the LLM-backed answer)``."""
+                  on_event: Sink | None, abort: threading.Event, *,
+                  what: str = "the LLM-backed run") -> tuple[Answer, SessionState, bool]:
+    """``(answer, the state to keep, whether the deadline replaced the LLM-backed answer)``;
+    ``what`` names the abandoned run in the fallback event (the queued reasoning, say)."""
     live = threading.Event()
     live.set()
 
@@ -52,7 +54,7 @@ def answer_within(deadline_s: float, llm_run: Run, fallback: Run, state: Session
     live.clear()
     trial_abort.set()
     note = TraceEvent(session_id=state.session_id, kind="fallback", tool="deadline",
-                      fallback=f"the LLM-backed run passed the {deadline_s:g} s deadline: "
+                      fallback=f"{what} passed the {deadline_s:g} s deadline: "
                                "deterministic answer from the same index")
     if on_event is not None:
         on_event(note)

@@ -1,8 +1,10 @@
 """Which sessions have a question running, in any worker, and their abort flags.
 
 ``POST /v1/sessions/{id}/abort`` may reach a different worker process than the one running the
-question, so the flag lives in ``<index>/server.db``; the run's :class:`RunAbort` reads it at
-each checkpoint between steps (the runtime's abort event is asked ``is_set()`` there)."""
+question, so the flag lives in the shared state: ``<index>/server.db`` here (the embedded
+:class:`~agentic_rag.state.Runs`), Redis in :mod:`agentic_rag.state.redis`; the run's
+:class:`RunAbort` reads it at each checkpoint between steps (the runtime's abort event is asked
+``is_set()`` there)."""
 
 from __future__ import annotations
 
@@ -11,18 +13,14 @@ import time
 from pathlib import Path
 
 from agentic_rag.server.db import ServerDB
+from agentic_rag.state import STALE_RUN_S, Runs, SessionBusy
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
   session_id TEXT PRIMARY KEY, started REAL NOT NULL, abort INTEGER NOT NULL DEFAULT 0);
 """
 
-#: a run row older than this is left over from a worker that died mid-question
-_STALE_S = 600.0
-
-
-class SessionBusy(Exception):
-    """The session already has a question running."""
+__all__ = ["RunAbort", "RunRegistry", "SessionBusy"]
 
 
 class RunRegistry:
@@ -33,7 +31,7 @@ class RunRegistry:
         """Claim the session for one question; :class:`SessionBusy` when another one runs."""
         now = time.time()
         self.db.execute("DELETE FROM runs WHERE session_id = ? AND started < ?",
-                        (session_id, now - _STALE_S))
+                        (session_id, now - STALE_RUN_S))
         if not self.db.execute("INSERT OR IGNORE INTO runs (session_id, started) VALUES (?, ?)",
                                (session_id, now)):
             raise SessionBusy(session_id)
@@ -55,9 +53,10 @@ class RunRegistry:
 
 class RunAbort(threading.Event):
     """The abort event handed to the runtime: set by its own ``set()`` (the deadline, a client
-    gone), by a ``parent`` event, or by a flag in the :class:`RunRegistry` (another connection)."""
+    gone), by a ``parent`` event, or by a flag in the shared state's
+    :class:`~agentic_rag.state.Runs` (another connection, maybe another worker)."""
 
-    def __init__(self, parent: threading.Event | None = None, registry: RunRegistry | None = None,
+    def __init__(self, parent: threading.Event | None = None, registry: Runs | None = None,
                  session_id: str | None = None) -> None:
         super().__init__()
         self.parent = parent

@@ -19,17 +19,18 @@ from typing import Any
 
 from agentic_rag.config import Settings
 from agentic_rag.engine import Engine
-from agentic_rag.errors import NotFoundError
-from agentic_rag.runtime import AgentRuntime, Limits, SessionState, SessionStore
+from agentic_rag.errors import NotFoundError, QueueError
+from agentic_rag.runtime import AgentRuntime, Limits, SessionState
 from agentic_rag.server.audit import AuditLog
-from agentic_rag.server.cache import AnswerCache, cache_key
+from agentic_rag.server.cache import cache_key
 from agentic_rag.server.deadline import answer_within
 from agentic_rag.server.feedback import FeedbackLog
 from agentic_rag.server.metrics import Metrics
-from agentic_rag.server.runs import RunAbort, RunRegistry
-from agentic_rag.server.schemas import (AskControls, AskRequest, ClauseSpan, ControlInfo, DocumentSummary, DocumentView,
-                                        FeedbackRecord, FeedbackRequest, IngestedFile, ServedAnswer,
-                                        ServiceInfo, SessionTurn, SessionView)
+from agentic_rag.server.runs import RunAbort
+from agentic_rag.server.schemas import (AskControls, AskRequest, ClauseSpan, ControlInfo, DocumentSummary,
+                                        DocumentView, FeedbackRecord, FeedbackRequest, IngestedFile,
+                                        ServedAnswer, ServiceInfo, SessionTurn, SessionView)
+from agentic_rag.state import open_state
 from agentic_rag.types import Answer, Evidence, RouteDecision, TraceEvent
 
 Sink = Callable[[TraceEvent], None]
@@ -55,13 +56,14 @@ class Service:
         self.settings = settings
         self.engine = engine or Engine(settings)
         index = settings.index
-        self.sessions = SessionStore.for_index(index)
-        self.runs = RunRegistry(index)
+        self.state = open_state(settings)
+        self.sessions, self.runs, self.cache = self.state.sessions, self.state.runs, self.state.cache
+        self.limits = self.state.limits
         self.audit = AuditLog(index)
         self.feedback = FeedbackLog(index)
-        self.cache = AnswerCache(index)
         self.metrics = Metrics()
         self._runtimes: dict[tuple[Any, ...], AgentRuntime] = {}
+        self._celery: Any = None
         self._lock = threading.Lock()
         self._ingest_lock = threading.Lock()
 
@@ -77,7 +79,8 @@ class Service:
     def ready(self) -> dict[str, Any]:
         stats = self.engine.store.stats()
         return {"docs": stats["docs"], "chunks": stats["chunks"], "index_version": stats["version"],
-                "dense": self.engine.dense_status, "llm": self.settings.llm.provider, "pid": os.getpid()}
+                "dense": self.engine.dense_status, "llm": self.settings.llm.provider, "pid": os.getpid(),
+                "state": self.state.where, "reasoner": self.settings.server.reasoner}
 
     def info(self) -> ServiceInfo:
         from agentic_rag.runtime.loop import MODES
@@ -93,15 +96,16 @@ class Service:
     def close(self) -> None:
         for rt in self._runtimes.values():
             rt.tools.close()
-        for part in (self.sessions, self.runs, self.audit, self.feedback, self.cache):
+        for part in (self.state, self.audit, self.feedback):
             part.close()
         self.engine.close()
 
-    def runtime(self, use_llm: bool, k: int | None = None,
-                controls: AskControls | None = None) -> AgentRuntime:
-        """One runtime per (LLM or not, k, slider settings): at most 2 × 51 × 60 of them."""
+    def runtime(self, use_llm: bool, k: int | None = None, controls: AskControls | None = None,
+                queued: bool = False) -> AgentRuntime:
+        """One runtime per (LLM or not, k, slider settings, reasoning queued to a worker or not):
+        at most 2 × 51 × 60 × 2 of them."""
         controls = controls or AskControls()
-        key = (use_llm, k, controls.key())
+        key = (use_llm, k, controls.key(), queued)
         with self._lock:
             rt = self._runtimes.get(key)
             if rt is None:
@@ -109,10 +113,24 @@ class Service:
                     retrieval=controls.retrieval, reflection=controls.reflection, latitude=controls.latitude)
                 if k is not None:
                     limits = limits.model_copy(update={"k": k})
-                rt = AgentRuntime.from_engine(self.engine, llm=self.engine.llm if use_llm else None,
-                                              limits=limits)
+                llm = self.engine.llm if use_llm else None
+                if queued:
+                    rt = AgentRuntime(router=self.engine.router, retriever=self.engine.retriever,
+                                      reasoner=self._queued_reasoner(), store=self.engine.store,
+                                      llm=llm, limits=limits, mode=self.settings.runtime.mode)
+                else:
+                    rt = AgentRuntime.from_engine(self.engine, llm=llm, limits=limits)
                 self._runtimes[key] = rt
         return rt
+
+    def _queued_reasoner(self) -> Any:
+        from agentic_rag.workers import make_celery, reason_queue
+        from agentic_rag.workers.reasoning import QueuedReasoner
+
+        if self._celery is None:
+            self._celery = make_celery(self.settings)
+        return QueuedReasoner(self.engine.reasoner, self._celery, reason_queue(self.settings),
+                              self.settings.server.deadline_s)
 
     # ------------------------------------------------------------------ the three agents
     def route(self, question: str) -> RouteDecision:
@@ -198,6 +216,21 @@ class Service:
         def deterministic(st: SessionState, sink: Sink, ab: threading.Event) -> Answer:
             return plain.run(question, state=st, mode=mode, on_event=sink, abort=ab)
 
+        if self.settings.server.reasoner == "queue":
+            queued = self.runtime(use_llm, k, controls, queued=True)
+
+            def remote(st: SessionState, sink: Sink, ab: threading.Event) -> Answer:
+                try:
+                    return queued.run(question, state=st, mode=mode, on_event=sink, abort=ab)
+                except QueueError as exc:  # the broker is down: answer here, and say so
+                    note = TraceEvent(session_id=st.session_id, kind="fallback", tool="queue",
+                                      fallback=f"{exc}: deterministic answer from the API process")
+                    sink(note)
+                    answer = deterministic(st, sink, ab)
+                    return answer.model_copy(update={"trace": [note, *answer.trace]})
+
+            return answer_within(deadline_s, remote, deterministic, state, on_event, abort,
+                                 what="the queued reasoning")
         if not use_llm:
             return deterministic(state, on_event, abort), state, False  # type: ignore[arg-type]
         agent = self.runtime(True, k, controls)

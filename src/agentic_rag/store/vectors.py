@@ -40,7 +40,8 @@ import re
 import shutil
 import threading
 import uuid
-from collections.abc import Collection, Iterable, Sequence
+from collections.abc import Collection, Iterable, Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Literal
 
@@ -487,6 +488,28 @@ class VectorIndex:
 
 class _Damaged(Exception):
     """A stored generation whose files are unreadable or disagree."""
+
+
+@contextmanager
+def shared_update(path: str | Path, dim: int, **kwargs: Any) -> Iterator[VectorIndex]:
+    """The index in ``path`` as it is on disk now, for one change by one of several processes
+    (ingest workers): an exclusive lock on ``<path>/.lock`` is held from the read until the
+    :meth:`VectorIndex.save` the caller makes inside the block, so no process saves over
+    vectors another one added meanwhile.
+
+        with shared_update(".arag/vectors", dim=384) as idx:     # doctest: +SKIP
+            idx.add(ids, vectors); idx.save()
+    """
+    import fcntl
+
+    folder = Path(path)
+    folder.mkdir(parents=True, exist_ok=True)
+    with open(folder / ".lock", "a+b") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield VectorIndex.open(folder, dim=dim, **kwargs)
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
 
 
 def current_folder(path: str | Path) -> Path | None:

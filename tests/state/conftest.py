@@ -1,0 +1,1 @@
+from tests.services import local_redis, private_redis  # noqa: F401
