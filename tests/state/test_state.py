@@ -65,7 +65,7 @@ def test_the_answer_cache_is_shared_and_keyed_by_index_version(settings):
     a, b = open_state(settings), open_state(settings)
     try:
         answer = Answer(question="q", text="五日内申请。", status="answered")
-        from agentic_rag.server.cache import cache_key
+        from agentic_rag.state.cache import cache_key
 
         key = cache_key("q", {"mode": "pipeline"}, 3)
         assert b.cache.get(key, 3) is None

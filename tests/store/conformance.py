@@ -331,6 +331,7 @@ class StoreConformance:
             reader.close()
 
     def test_two_writer_processes(self, tmp_path):
+        self._needs_persistence()
         path = tmp_path / "index"
         self.make_store(path).close()  # created once; then two processes write at the same time
         shared = [make_doc("shared", [f"第一条 共同文档第{v}版 关于加班工资。"], rev=f"p{v}") for v in (1, 2)]

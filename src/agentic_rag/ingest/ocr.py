@@ -13,7 +13,6 @@ import threading
 from pathlib import Path
 
 from agentic_rag.errors import IngestError
-from agentic_rag.ingest.pdf import Line
 
 _ENGINE = None
 _LOCK = threading.Lock()
@@ -41,7 +40,11 @@ def _engine(path: str):
         return _ENGINE
 
 
-def recognize(image, scale: float, path: str) -> list[Line]:
+#: one recognized line: its box in PDF points (x0, top, x1, bottom), its text, its font size
+OcrLine = tuple[float, float, float, float, str, float]
+
+
+def recognize(image, scale: float, path: str) -> list[OcrLine]:
     """The text lines of a page image, boxes scaled back to PDF points (``scale`` = pixels per
     point). Font size is read from the line height; OCR knows no weight."""
     import numpy as np
@@ -51,7 +54,7 @@ def recognize(image, scale: float, path: str) -> list[Line]:
         result, _ = engine(np.asarray(image.convert("RGB")))
     except Exception as exc:  # onnxruntime/opencv errors on a damaged image
         raise IngestError(path, f"OCR failed on a scanned page: {exc}") from exc
-    lines: list[Line] = []
+    lines: list[OcrLine] = []
     for quad, text, _score in result or ():
         text = " ".join(str(text).split())
         if not text:
@@ -59,5 +62,5 @@ def recognize(image, scale: float, path: str) -> list[Line]:
         xs = [pt[0] / scale for pt in quad]
         ys = [pt[1] / scale for pt in quad]
         x0, y0, x1, y1 = min(xs), min(ys), max(xs), max(ys)
-        lines.append(Line(x0, y0, x1, y1, text, size=round((y1 - y0) * 0.8 * 2) / 2))
+        lines.append((x0, y0, x1, y1, text, round((y1 - y0) * 0.8 * 2) / 2))
     return lines

@@ -277,7 +277,8 @@ def _ocr_page(page, width: float, height: float, opts: PdfOptions, path: str, do
     _ocr_budget(opts, done, path)
     scale = opts.ocr_dpi / 72
     image = page.render(scale=scale).to_pil()
-    return ocr.recognize(image, scale, path)
+    return [Line(x0, y0, x1, y1, text, size=size)
+            for x0, y0, x1, y1, text, size in ocr.recognize(image, scale, path)]
 
 
 def _ocr_mupdf(page, opts: PdfOptions, path: str, done: list[Page]) -> list[Line]:
@@ -289,7 +290,8 @@ def _ocr_mupdf(page, opts: PdfOptions, path: str, done: list[Page]) -> list[Line
     scale = opts.ocr_dpi / 72
     pix = page.get_pixmap(dpi=opts.ocr_dpi)
     image = Image.frombytes("RGB" if pix.n < 4 else "RGBA", (pix.width, pix.height), pix.samples)
-    return ocr.recognize(image, scale, path)
+    return [Line(x0, y0, x1, y1, text, size=size)
+            for x0, y0, x1, y1, text, size in ocr.recognize(image, scale, path)]
 
 
 # ---------------------------------------------------------------- tables

@@ -33,7 +33,7 @@ from agentic_rag.server import sse
 from agentic_rag.server.chat import chat_completion, chat_stream, split_messages
 from agentic_rag.errors import AragError
 from agentic_rag.server.errors import error_payload
-from agentic_rag.server.runs import SessionBusy
+from agentic_rag.state.runs import SessionBusy
 from agentic_rag.server.schemas import (AbortResult, AskRequest, ChatCompletion, ChatRequest, Deleted,
                                         DocumentSummary, DocumentView, ErrorBody, FeedbackRecord,
                                         FeedbackRequest, Health, ModelCard, ModelList, ReasonRequest,

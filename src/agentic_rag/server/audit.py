@@ -17,7 +17,7 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from agentic_rag.server.db import ServerDB
+from agentic_rag.state.db import ServerDB
 from agentic_rag.server.schemas import ServedAnswer
 
 _SCHEMA = """

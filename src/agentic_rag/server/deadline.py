@@ -14,7 +14,7 @@ import threading
 from collections.abc import Callable
 
 from agentic_rag.runtime.memory import SessionState
-from agentic_rag.server.runs import RunAbort
+from agentic_rag.state.runs import RunAbort
 from agentic_rag.types import Answer, TraceEvent
 
 Sink = Callable[[TraceEvent], None]

@@ -7,7 +7,7 @@ import logging
 from typing import Any
 
 from agentic_rag.errors import AragError, ConfigError, NotFoundError
-from agentic_rag.server.runs import SessionBusy
+from agentic_rag.state.runs import SessionBusy
 from agentic_rag.server.service import InputError
 
 log = logging.getLogger("agentic_rag.server")

@@ -7,7 +7,7 @@ import datetime as dt
 import json
 from pathlib import Path
 
-from agentic_rag.server.db import ServerDB
+from agentic_rag.state.db import ServerDB
 from agentic_rag.server.schemas import FeedbackRecord, FeedbackRequest
 
 _SCHEMA = """

@@ -22,11 +22,11 @@ from agentic_rag.engine import Engine
 from agentic_rag.errors import NotFoundError, QueueError
 from agentic_rag.runtime import AgentRuntime, Limits, SessionState
 from agentic_rag.server.audit import AuditLog
-from agentic_rag.server.cache import cache_key
+from agentic_rag.state.cache import cache_key
 from agentic_rag.server.deadline import answer_within
 from agentic_rag.server.feedback import FeedbackLog
 from agentic_rag.server.metrics import Metrics
-from agentic_rag.server.runs import RunAbort
+from agentic_rag.state.runs import RunAbort
 from agentic_rag.server.schemas import (AskControls, AskRequest, ClauseSpan, ControlInfo, DocumentSummary,
                                         DocumentView, FeedbackRecord, FeedbackRequest, IngestedFile,
                                         ServedAnswer, ServiceInfo, SessionTurn, SessionView)

@@ -6,8 +6,8 @@ Two implementations, chosen by ``state.url``:
 
 - embedded (no ``state.url``): SQLite files in the index folder — ``sessions.db``
   (:class:`~agentic_rag.runtime.memory.SessionStore`) and ``server.db``
-  (:class:`~agentic_rag.server.runs.RunRegistry`, :class:`~agentic_rag.server.cache.AnswerCache`,
-  :class:`~agentic_rag.server.limits.RateLimits`); shared by the workers of one host.
+  (:class:`~agentic_rag.state.runs.RunRegistry`, :class:`~agentic_rag.state.cache.AnswerCache`,
+  :class:`~agentic_rag.state.limits.RateLimits`); shared by the workers of one host.
 - Redis (``state.url = "redis://…"``, the ``redis`` extra): :mod:`agentic_rag.state.redis`;
   shared by API workers on any number of hosts.
 
@@ -117,9 +117,9 @@ def open_state(settings: Settings) -> State:
         redis = RedisState(settings.state)
         return State(redis.sessions, redis.runs, redis.cache, redis.limits, where=redis.where)
     from agentic_rag.runtime.memory import SessionStore
-    from agentic_rag.server.cache import AnswerCache
-    from agentic_rag.server.limits import RateLimits
-    from agentic_rag.server.runs import RunRegistry
+    from agentic_rag.state.cache import AnswerCache
+    from agentic_rag.state.limits import RateLimits
+    from agentic_rag.state.runs import RunRegistry
 
     index = settings.index
     return State(SessionStore.for_index(index), RunRegistry(index), AnswerCache(index), RateLimits(index))

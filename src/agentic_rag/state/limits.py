@@ -7,7 +7,7 @@ import hashlib
 import time
 from pathlib import Path
 
-from agentic_rag.server.db import ServerDB
+from agentic_rag.state.db import ServerDB
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS rate_limits (

@@ -12,7 +12,7 @@ import threading
 import time
 from pathlib import Path
 
-from agentic_rag.server.db import ServerDB
+from agentic_rag.state.db import ServerDB
 from agentic_rag.state import STALE_RUN_S, Runs, SessionBusy
 
 _SCHEMA = """

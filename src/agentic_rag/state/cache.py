@@ -13,7 +13,7 @@ import unicodedata
 from pathlib import Path
 from typing import Any
 
-from agentic_rag.server.db import ServerDB
+from agentic_rag.state.db import ServerDB
 from agentic_rag.types import Answer
 
 _SCHEMA = """
