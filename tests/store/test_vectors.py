@@ -382,3 +382,29 @@ def test_the_ann_graph_does_not_break_loading_a_local_gguf_model():
     proc = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                           timeout=600)
     assert proc.returncode == 0, proc.stderr[-3000:]
+
+
+_WRITER = """
+import sys
+import numpy as np
+from agentic_rag.store.vectors import shared_update
+folder, name = sys.argv[1], sys.argv[2]
+rng = np.random.default_rng(abs(hash(name)) % 2**32)
+for i in range(15):
+    with shared_update(folder, dim=8) as idx:
+        idx.add([f"{name}-{i}"], rng.normal(size=(1, 8)).astype("float32"))
+        idx.save()
+"""
+
+
+def test_processes_adding_through_shared_update_keep_every_vector(tmp_path):
+    import subprocess
+    import sys
+
+    from agentic_rag.store.vectors import VectorIndex
+
+    folder = tmp_path / "vectors"
+    procs = [subprocess.Popen([sys.executable, "-c", _WRITER, str(folder), name]) for name in ("a", "b")]
+    assert [p.wait(120) for p in procs] == [0, 0]
+    ids = set(VectorIndex.open(folder, dim=8).ids())
+    assert ids == {f"{n}-{i}" for n in ("a", "b") for i in range(15)}

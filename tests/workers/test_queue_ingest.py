@@ -101,3 +101,11 @@ def test_a_broker_that_is_down_is_one_line_and_a_non_zero_exit(queues, tmp_path)
     assert len(lines) == 1 and "broker" in lines[0] and f"127.0.0.1:{port}" in lines[0], done.stderr
     assert "guest:guest" not in lines[0]  # the password stays out of the message
     assert not (queues.index / DB_NAME).exists()  # nothing written
+
+
+def test_a_worker_asked_for_an_unknown_queue_says_so_in_one_line(queues):
+    done = subprocess.run([sys.executable, "-m", "agentic_rag.cli", "worker", "--queues", "ingest,answers"],
+                          env=queues.env, capture_output=True, text=True, timeout=60)
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == [
+        "error: --queues takes ingest, reason or both (comma-separated), got 'ingest,answers'"]

