@@ -261,6 +261,53 @@ def test_an_uploaded_file_is_listed_with_its_result_and_opens_at_its_clauses(pag
     shot(page, "document-view-1280")
 
 
+def test_a_date_candidate_is_confirmed_from_the_document_view(page, tmp_path):
+    doc = tmp_path / "bike-allowance.md"
+    doc.write_text("# Bicycle Allowance Notice\n\nPublished: 2025-03-04\n\nSection 1 Staff who cycle to work "
+                   "receive EUR 20 a month.\n\nSection 2 This notice takes effect on 2025-04-01.\n",
+                   encoding="utf-8")
+    page.click("#tab-docs")
+    page.set_input_files("#files", [str(doc)])
+    page.click("#upload")
+    page.locator(".upload-item[data-name='bike-allowance.md'][data-status=added]").wait_for()
+    page.locator("#doc-rows tr", has_text="Bicycle Allowance Notice").locator("button.link").click()
+    candidate = page.locator(".date-candidate[data-field=publish_date]")
+    candidate.wait_for()
+    assert "2025-03-04" in candidate.inner_text()
+    with page.expect_response("**/confirm") as response:
+        candidate.locator("button").click()
+    assert response.value.status == 200
+    page.locator("#dates-list .ok").wait_for()
+    assert "confirmed" in page.locator(".date-candidate[data-field=publish_date]").inner_text()
+    assert not page.locator(".date-candidate[data-field=publish_date] button").count()
+    shot(page, "dates-1280")
+
+
+def test_a_pdf_citation_opens_its_page_with_the_cited_block_boxed(page, tmp_path):
+    pymupdf = pytest.importorskip("pymupdf")
+    pdf = pymupdf.open()
+    pg = pdf.new_page()
+    for i, line in enumerate(("Locker Room Rules", "Section 1 Lockers are emptied every Friday at 18:00.",
+                              "Section 2 Lost keys cost EUR 15 to replace.")):
+        pg.insert_text((72, 72 + 24 * i), line, fontsize=12)
+    path = tmp_path / "locker-rules.pdf"
+    pdf.save(str(path))
+    page.click("#tab-docs")
+    page.set_input_files("#files", [str(path)])
+    page.click("#upload")
+    page.locator(".upload-item[data-name='locker-rules.pdf'][data-status=added]").wait_for()
+    page.click("#tab-ask")
+    turn = ask(page, "How much does it cost to replace a lost locker key?")
+    assert "15" in turn.locator(".answer").inner_text()
+    turn.locator(".cite[data-n='1']").click()
+    box = page.locator("#doc-page .page-box")
+    box.first.wait_for()
+    img = page.locator("#doc-page img").bounding_box()
+    b = box.first.bounding_box()
+    assert img and b and img["y"] < b["y"] < img["y"] + img["height"] and b["width"] > 50
+    shot(page, "pdf-citation-1280")
+
+
 def test_the_page_works_at_390_px_in_chinese(browser, served):
     page = open_page(browser, served, width=390, height=844, lang="zh-CN")
     try:

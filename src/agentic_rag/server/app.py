@@ -34,7 +34,7 @@ from agentic_rag.server.chat import chat_completion, chat_stream, split_messages
 from agentic_rag.errors import AragError
 from agentic_rag.server.errors import error_payload
 from agentic_rag.state.runs import SessionBusy
-from agentic_rag.server.schemas import (AbortResult, AskRequest, ChatCompletion, ChatRequest, Deleted,
+from agentic_rag.server.schemas import (AbortResult, AskRequest, ChatCompletion, ChatRequest, ConfirmRequest, Deleted,
                                         DocumentSummary, DocumentView, ErrorBody, FeedbackRecord,
                                         FeedbackRequest, Health, ModelCard, ModelList, ReasonRequest,
                                         RetrieveRequest, RetrieveResponse, RouteRequest,
@@ -213,6 +213,21 @@ def create_app(settings: Settings | None = None, *, service: Service | None = No
     @app.get("/v1/documents/{doc_id}", response_model=DocumentView, responses=_ERRORS, tags=["documents"])
     def get_document(doc_id: str) -> DocumentView:
         return svc.document(doc_id)
+
+    @app.post("/v1/documents/{doc_id}/confirm", response_model=DocumentView, responses=_ERRORS,
+              tags=["documents"])
+    def confirm_document(doc_id: str, body: ConfirmRequest) -> DocumentView:
+        """Confirm metadata (``{"fields": {"publish_date": "2024-06-18"}}``): stored in the file's
+        sidecar, applied at once and by every later ingest."""
+        return svc.confirm(doc_id, body.fields)
+
+    @app.get("/v1/documents/{doc_id}/pages/{page}", responses={**_ERRORS, 200: {"content": {"image/png": {}}}},
+             response_class=Response, tags=["documents"])
+    def page_image(doc_id: str, page: int) -> Response:
+        """Page ``page`` (from 1) of a PDF document as PNG, ``page_scale`` pixels per point: a
+        citation's ``boxes`` are drawn on it."""
+        return Response(svc.page_image(doc_id, page), media_type="image/png",
+                        headers={"Cache-Control": "private, max-age=300"})
 
     @app.delete("/v1/documents/{doc_id}", response_model=Deleted, responses=_ERRORS, tags=["documents"])
     def delete_document(doc_id: str) -> Deleted:

@@ -113,6 +113,28 @@ class ClauseSpan(BaseModel):
     path: list[str]
     kind: str
     span: tuple[int, int]
+    #: from a PDF: the first page and the blocks the clause covers, ``[page, x0, top, x1, bottom]``
+    #: in PDF points from the page's top-left corner (draw them on ``/v1/documents/{id}/pages/{n}``)
+    page: int | None = None
+    boxes: list[list[float]] = Field(default_factory=list)
+
+
+class DateCandidate(BaseModel):
+    """A date ingest read for a document, for a person to confirm (``arag docs --dates``)."""
+
+    kind: str  # publish, effective, signature, amendment
+    field: str | None  # the metadata field it would set: publish_date, effective_date
+    date: str
+    rule: str  # the rule that found it; "confirmed" once a person confirmed it
+    span: list[int] | None = None  # where in the document text, when read from the text
+    text: str | None = None
+
+
+class ConfirmRequest(BaseModel):
+    """Metadata values a person confirms, e.g. ``{"fields": {"publish_date": "2024-06-18"}}``:
+    kept in the file's sidecar ``<file>.meta.json``, so every later ingest applies them."""
+
+    fields: dict[str, str] = Field(min_length=1)
 
 
 class DocumentSummary(BaseModel):
@@ -129,6 +151,9 @@ class DocumentView(BaseModel):
     meta: DocMeta
     text: str
     clauses: list[ClauseSpan]
+    date_candidates: list[DateCandidate] = Field(default_factory=list)
+    #: pixels per PDF point of ``/v1/documents/{id}/pages/{n}`` (None: not a PDF on disk)
+    page_scale: float | None = None
 
 
 class IngestedFile(BaseModel):

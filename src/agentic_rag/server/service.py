@@ -19,7 +19,7 @@ from typing import Any
 
 from agentic_rag.config import Settings
 from agentic_rag.engine import Engine
-from agentic_rag.errors import NotFoundError, QueueError
+from agentic_rag.errors import IngestError, NotFoundError, QueueError
 from agentic_rag.runtime import AgentRuntime, Limits, SessionState
 from agentic_rag.server.audit import AuditLog
 from agentic_rag.state.cache import cache_key
@@ -27,8 +27,8 @@ from agentic_rag.server.deadline import answer_within
 from agentic_rag.server.feedback import FeedbackLog
 from agentic_rag.server.metrics import Metrics
 from agentic_rag.state.runs import RunAbort
-from agentic_rag.server.schemas import (AskControls, AskRequest, ClauseSpan, ControlInfo, DocumentSummary,
-                                        DocumentView, FeedbackRecord, FeedbackRequest, IngestedFile,
+from agentic_rag.server.schemas import (AskControls, AskRequest, ClauseSpan, ControlInfo, DateCandidate,
+                                        DocumentSummary, DocumentView, FeedbackRecord, FeedbackRequest, IngestedFile,
                                         ServedAnswer, ServiceInfo, SessionTurn, SessionView)
 from agentic_rag.state import open_state
 from agentic_rag.types import Answer, Evidence, RouteDecision, TraceEvent
@@ -37,6 +37,8 @@ Sink = Callable[[TraceEvent], None]
 
 #: the folder under the index where uploaded files are kept (their path is the document's id)
 UPLOADS = "uploads"
+#: pixels per PDF point of the page images the document view draws citations on
+PAGE_SCALE = 1.5
 _UNSAFE = re.compile(r"[^\w.\- ]+")
 
 
@@ -306,10 +308,58 @@ class Service:
         doc = self.engine.store.get_document(doc_id)
         if doc is None:
             raise NotFoundError(f"no document {doc_id!r}")
-        clauses = [ClauseSpan(chunk_id=c.chunk_id, clause=c.clause, path=c.path, kind=c.kind, span=c.span)
+        from agentic_rag.ingest.metadata import date_candidates
+
+        clauses = [ClauseSpan(chunk_id=c.chunk_id, clause=c.clause, path=c.path, kind=c.kind, span=c.span,
+                              page=c.extra.get("page"), boxes=c.extra.get("boxes") or [])
                    for c in self.engine.store.chunks(doc_id)]
+        pdf = Path(doc.source).suffix.lower() == ".pdf" and Path(doc.source).is_file()
         return DocumentView(doc_id=doc.doc_id, source=doc.source, content_hash=doc.content_hash,
-                            meta=doc.meta, text=doc.text, clauses=clauses)
+                            meta=doc.meta, text=doc.text, clauses=clauses,
+                            date_candidates=[DateCandidate(**c) for c in date_candidates(doc.text, doc.meta)],
+                            page_scale=PAGE_SCALE if pdf else None)
+
+    def confirm(self, doc_id: str, fields: dict[str, str]) -> DocumentView:
+        """Store a person's confirmation of metadata (``{"publish_date": "2024-06-18"}``) in the
+        document's sidecar and ingest it again, as ``arag docs confirm`` does; a value that does
+        not fit its field changes nothing (422)."""
+        from agentic_rag.ingest.pipeline import confirm_fields
+
+        doc = self.engine.store.get_document(doc_id)
+        if doc is None:
+            raise NotFoundError(f"no document {doc_id!r}")
+        try:
+            confirm_fields(doc, fields)
+        except IngestError as exc:
+            raise InputError("invalid_confirmation", str(exc)) from exc
+        with self._ingest_lock:
+            report = self.engine.ingest([doc.source])
+        if not report.ok:
+            raise InputError("invalid_confirmation", f"{doc.source}: {report.files[0].reason}")
+        return self.document(doc_id)
+
+    def page_image(self, doc_id: str, page: int) -> bytes:
+        """Page ``page`` (from 1) of a PDF document as PNG, ``PAGE_SCALE`` pixels per point."""
+        doc = self.engine.store.get_document(doc_id)
+        if doc is None:
+            raise NotFoundError(f"no document {doc_id!r}")
+        path = Path(doc.source)
+        if path.suffix.lower() != ".pdf" or not path.is_file():
+            raise NotFoundError(f"document {doc_id!r} has no PDF pages to show")
+        import io
+
+        import pypdfium2
+
+        pdf = pypdfium2.PdfDocument(str(path))
+        try:
+            if not 1 <= page <= len(pdf):
+                raise NotFoundError(f"document {doc_id!r} has no page {page} (it has {len(pdf)})")
+            image = pdf[page - 1].render(scale=PAGE_SCALE).to_pil()
+        finally:
+            pdf.close()
+        out = io.BytesIO()
+        image.save(out, format="PNG")
+        return out.getvalue()
 
     def upload(self, files: Sequence[tuple[str, bytes]]) -> list[IngestedFile]:
         """Keep each file under ``<index>/uploads/`` and ingest it; a file that fails leaves the

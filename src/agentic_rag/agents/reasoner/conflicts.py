@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 
@@ -417,10 +418,34 @@ def value_differences(a: str, b: str) -> list[tuple[tuple[int, int], tuple[int, 
         >>> [(a[x:y], b[u:v]) for (x, y), (u, v) in value_differences(a, b)]
         [('Tampa', 'Glendale')]
     """
-    ta, tb = _align_tokens(a), _align_tokens(b)
+    return _value_differences(_Aligned.of(a), _Aligned.of(b))
+
+
+@dataclass(frozen=True)
+class _Aligned:
+    """A sentence's alignment tokens, computed once however many sentences it is compared with."""
+
+    text: str
+    tokens: list[tuple[str, int, int]]
+    norm: list[str]
+    content: Counter  # normalized content tokens, to bound the aligned share before difflib
+
+    @classmethod
+    def of(cls, text: str) -> _Aligned:
+        tokens = _align_tokens(text)
+        norm = [_norm_token(t[0]) for t in tokens]
+        return cls(text, tokens, norm, Counter(n for n, t in zip(norm, tokens) if _is_content(t[0])))
+
+
+def _value_differences(x: _Aligned, y: _Aligned) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    a, b, ta, tb, na, nb = x.text, y.text, x.tokens, y.tokens, x.norm, y.norm
     if not ta or not tb:
         return []
-    na, nb = [_norm_token(t[0]) for t in ta], [_norm_token(t[0]) for t in tb]
+    # no alignment shares more content words than the two bags of words do
+    size = min(sum(x.content.values()), sum(y.content.values()))
+    bound = sum((x.content & y.content).values())
+    if bound < 3 or bound < ALIGNED_SHARE * size:
+        return []
     ops = difflib.SequenceMatcher(None, na, nb, autojunk=False).get_opcodes()
     shared = sum(1 for tag, i1, i2, _, _ in ops if tag == "equal" for k in range(i1, i2) if _is_content(ta[k][0]))
     size = min(sum(_is_content(t[0]) for t in ta), sum(_is_content(t[0]) for t in tb))
@@ -473,6 +498,7 @@ def aligned_conflicts(sentences: Sequence[tuple[str, Chunk, int]],
     representative per document, its best-ranked sentence."""
     anchored = set(anchors)
     grams = [char_bigrams(s) for s, _, _ in sentences]
+    aligned: dict[int, _Aligned] = {}
     by_values: dict[frozenset, list[Fact]] = {}
     for i, (sa, ca, ra) in enumerate(sentences):
         for j in range(i + 1, len(sentences)):
@@ -481,7 +507,10 @@ def aligned_conflicts(sentences: Sequence[tuple[str, Chunk, int]],
                 continue
             if len(grams[i] & grams[j]) < 0.3 * min(len(grams[i]), len(grams[j])):
                 continue  # cheap test first: too few shared character pairs to align
-            diff = value_differences(sa, sb)
+            for k, text in ((i, sa), (j, sb)):
+                if k not in aligned:
+                    aligned[k] = _Aligned.of(text)
+            diff = _value_differences(aligned[i], aligned[j])
             if not diff:
                 continue
             (x, y), (u, v) = diff[0]

@@ -6,6 +6,9 @@
 // ------------------------------------------------------------------ interface text
 const TEXT = {
   zh: {
+    "dates.title": "日期候选", "dates.confirm": "确认为{field}", "dates.confirmed": "已确认",
+    "dates.none": "未找到日期", "dates.saved": "已确认{field}：{date}", "doc.page": "第 {n} 页（原文页面，框出引用位置）",
+    "kind.publish": "发布", "kind.effective": "生效", "kind.signature": "签署", "kind.amendment": "修订",
     skip: "跳到内容", "nav.ask": "问答", "nav.docs": "文档",
     "sessions.title": "会话", "sessions.new": "新会话", "sessions.empty": "还没有会话",
     "ask.label": "问题", "ask.placeholder": "例如：高温补贴一个月多少钱？（Enter 提问，Shift+Enter 换行）",
@@ -39,6 +42,9 @@ const TEXT = {
     "turn.steps": "查看步骤",
   },
   en: {
+    "dates.title": "Date candidates", "dates.confirm": "Confirm as {field}", "dates.confirmed": "confirmed",
+    "dates.none": "No dates found", "dates.saved": "{field} confirmed: {date}", "doc.page": "Page {n} (the cited blocks boxed)",
+    "kind.publish": "publish", "kind.effective": "effective", "kind.signature": "signature", "kind.amendment": "amendment",
     skip: "Skip to content", "nav.ask": "Ask", "nav.docs": "Documents",
     "sessions.title": "Conversations", "sessions.new": "New", "sessions.empty": "No conversations yet",
     "ask.label": "Question", "ask.placeholder": "e.g. What is the hotel limit per night? (Enter asks, Shift+Enter adds a line)",
@@ -536,6 +542,7 @@ async function openCitation(c) {
   const panel = $("doc-panel");
   panel.hidden = false;
   docHeader(doc, $("doc-title"), $("doc-meta"));
+  renderPage(doc, c.chunk_id, $("doc-page"));
   const target = renderDocText(doc, $("doc-body"), c.chunk_id, c.quote);
   const body = $("doc-body");
   if (target) {
@@ -548,6 +555,68 @@ async function openCitation(c) {
   body.focus({ preventScroll: true });
 }
 function closeDoc() { $("doc-panel").hidden = true; }
+
+/** A PDF clause's page as an image with the clause's blocks boxed (its ``boxes`` are in PDF
+ *  points; the image has ``doc.page_scale`` pixels per point). Other sources: nothing. */
+async function renderPage(doc, chunkId, figure) {
+  figure.hidden = true;
+  figure.replaceChildren();
+  const clause = doc.clauses.find((x) => x.chunk_id === chunkId);
+  if (!clause || clause.page == null || !doc.page_scale) return;
+  let url;
+  try {
+    const r = await api(`/v1/documents/${encodeURIComponent(doc.doc_id)}/pages/${clause.page}`);
+    url = URL.createObjectURL(await r.blob());
+  } catch (e) { return; }  // the text view still shows the clause
+  const img = el("img", { src: url, alt: t("doc.page", { n: clause.page }) });
+  const frame = el("div", { class: "page-frame" }, img);
+  img.addEventListener("load", () => {
+    const k = img.clientWidth / img.naturalWidth * doc.page_scale;  // CSS pixels per point
+    for (const [page, x0, top, x1, bottom] of clause.boxes) {
+      if (page !== clause.page) continue;
+      frame.append(el("div", { class: "page-box", style: `left:${x0 * k}px;top:${top * k}px;` +
+        `width:${(x1 - x0) * k}px;height:${(bottom - top) * k}px` }));
+    }
+    const first = frame.querySelector(".page-box");
+    if (first) frame.scrollTop = Math.max(0, first.offsetTop - 40);
+  }, { once: true });
+  figure.append(frame, el("figcaption", { class: "muted", text: t("doc.page", { n: clause.page }) }));
+  figure.hidden = false;
+}
+
+/** The date candidates ingest found for ``doc``, each with a button that confirms it. */
+function renderDates(doc) {
+  const box = $("docs-view-dates"), list = $("dates-list");
+  list.replaceChildren();
+  const dates = doc.date_candidates || [];
+  box.hidden = false;
+  if (!dates.length) { list.append(el("li", { class: "muted", text: t("dates.none") })); return; }
+  for (const d of dates) {
+    const field = d.field ? t(`meta.${d.field}`) : "";
+    const confirmed = d.rule === "confirmed";
+    const item = el("li", { class: "date-candidate", "data-field": d.field || "", "data-date": d.date },
+      el("strong", { text: d.date }), " ",
+      el("span", { class: "badge", text: t(`kind.${d.kind}`) }), " ",
+      el("span", { class: "muted", text: confirmed ? t("dates.confirmed") : d.rule }),
+      d.text ? el("q", { class: "date-text", text: d.text }) : null);
+    if (d.field && !confirmed) {
+      item.append(el("button", { type: "button", class: "small", text: t("dates.confirm", { field }),
+        onclick: () => confirmDate(doc.doc_id, d.field, d.date) }));
+    }
+    list.append(item);
+  }
+}
+
+async function confirmDate(docId, field, date) {
+  try {
+    const doc = await postJSON(`/v1/documents/${encodeURIComponent(docId)}/confirm`, { fields: { [field]: date } });
+    state.docCache.set(docId, doc);
+    await loadDocs();
+    await openDocView(docId);
+    $("dates-list").prepend(el("li", { class: "ok", role: "status",
+      text: t("dates.saved", { field: t(`meta.${field}`), date }) }));
+  } catch (e) { showError(e.message); }
+}
 
 // ------------------------------------------------------------------ progress graph (SVG)
 const SVG = "http://www.w3.org/2000/svg";
@@ -705,6 +774,7 @@ async function openDocView(docId, chunkId) {
   panel.hidden = false;
   $("view-docs").classList.add("viewing");
   docHeader(doc, $("docs-view-title"), $("docs-view-meta"));
+  renderDates(doc);
   const body = $("docs-view-body");
   renderDocText(doc, body, chunkId || null, "");
   $("docs-view-clauses").replaceChildren(...doc.clauses.filter((c) => c.clause).map((c) =>
