@@ -29,18 +29,37 @@ from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
 from agentic_rag.config import Settings
+from agentic_rag.errors import AragError
 from agentic_rag.server import sse
 from agentic_rag.server.chat import chat_completion, chat_stream, split_messages
-from agentic_rag.errors import AragError
 from agentic_rag.server.errors import error_payload
-from agentic_rag.state.runs import SessionBusy
-from agentic_rag.server.schemas import (AbortResult, AskRequest, ChatCompletion, ChatRequest, ConfirmRequest, Deleted,
-                                        DocumentSummary, DocumentView, ErrorBody, FeedbackRecord,
-                                        FeedbackRequest, Health, ModelCard, ModelList, ReasonRequest,
-                                        RetrieveRequest, RetrieveResponse, RouteRequest,
-                                        ServedAnswer, ServiceInfo, SessionCreated, SessionView,
-                                        UploadResult)
+from agentic_rag.server.schemas import (
+    AbortResult,
+    AskRequest,
+    ChatCompletion,
+    ChatRequest,
+    ConfirmRequest,
+    Deleted,
+    DocumentSummary,
+    DocumentView,
+    ErrorBody,
+    FeedbackRecord,
+    FeedbackRequest,
+    Health,
+    ModelCard,
+    ModelList,
+    ReasonRequest,
+    RetrieveRequest,
+    RetrieveResponse,
+    RouteRequest,
+    ServedAnswer,
+    ServiceInfo,
+    SessionCreated,
+    SessionView,
+    UploadResult,
+)
 from agentic_rag.server.service import InputError, Service
+from agentic_rag.state.runs import SessionBusy
 from agentic_rag.types import Answer, RouteDecision, TraceEvent
 
 MODEL_ID = "agentic-rag"

@@ -17,8 +17,8 @@ from typing import Any
 
 from pydantic import BaseModel, Field
 
-from agentic_rag.state.db import ServerDB
 from agentic_rag.server.schemas import ServedAnswer
+from agentic_rag.state.db import ServerDB
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS answers (

@@ -19,8 +19,14 @@ from starlette.requests import Request
 
 from agentic_rag.server import sse
 from agentic_rag.server.errors import error_payload
-from agentic_rag.server.schemas import (ChatChoice, ChatChoiceMessage, ChatCompletion, ChatMessage,
-                                        ChatUsage, ServedAnswer)
+from agentic_rag.server.schemas import (
+    ChatChoice,
+    ChatChoiceMessage,
+    ChatCompletion,
+    ChatMessage,
+    ChatUsage,
+    ServedAnswer,
+)
 
 #: stream the text in pieces ending at sentence punctuation (or every 60 characters)
 _PIECE = re.compile(r".{1,60}?(?:[。！？；.!?;]\s*|$)|.{1,60}", re.S)

@@ -7,8 +7,8 @@ import logging
 from typing import Any
 
 from agentic_rag.errors import AragError, ConfigError, NotFoundError
-from agentic_rag.state.runs import SessionBusy
 from agentic_rag.server.service import InputError
+from agentic_rag.state.runs import SessionBusy
 
 log = logging.getLogger("agentic_rag.server")
 

@@ -7,8 +7,8 @@ import datetime as dt
 import json
 from pathlib import Path
 
-from agentic_rag.state.db import ServerDB
 from agentic_rag.server.schemas import FeedbackRecord, FeedbackRequest
+from agentic_rag.state.db import ServerDB
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS feedback (

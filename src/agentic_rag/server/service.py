@@ -22,15 +22,28 @@ from agentic_rag.engine import Engine
 from agentic_rag.errors import IngestError, NotFoundError, QueueError
 from agentic_rag.runtime import AgentRuntime, Limits, SessionState
 from agentic_rag.server.audit import AuditLog
-from agentic_rag.state.cache import cache_key
 from agentic_rag.server.deadline import answer_within
 from agentic_rag.server.feedback import FeedbackLog
 from agentic_rag.server.metrics import Metrics
-from agentic_rag.state.runs import RunAbort
-from agentic_rag.server.schemas import (AskControls, AskRequest, ClauseSpan, ControlInfo, DateCandidate,
-                                        DocumentSummary, DocumentView, FeedbackRecord, FeedbackRequest, IngestedFile,
-                                        ServedAnswer, ServiceInfo, SessionTurn, SessionView)
+from agentic_rag.server.schemas import (
+    AskControls,
+    AskRequest,
+    ClauseSpan,
+    ControlInfo,
+    DateCandidate,
+    DocumentSummary,
+    DocumentView,
+    FeedbackRecord,
+    FeedbackRequest,
+    IngestedFile,
+    ServedAnswer,
+    ServiceInfo,
+    SessionTurn,
+    SessionView,
+)
 from agentic_rag.state import open_state
+from agentic_rag.state.cache import cache_key
+from agentic_rag.state.runs import RunAbort
 from agentic_rag.types import Answer, Evidence, RouteDecision, TraceEvent
 
 Sink = Callable[[TraceEvent], None]

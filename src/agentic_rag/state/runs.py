@@ -12,8 +12,8 @@ import threading
 import time
 from pathlib import Path
 
-from agentic_rag.state.db import ServerDB
 from agentic_rag.state import STALE_RUN_S, Runs, SessionBusy
+from agentic_rag.state.db import ServerDB
 
 _SCHEMA = """
 CREATE TABLE IF NOT EXISTS runs (
