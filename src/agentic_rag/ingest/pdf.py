@@ -397,10 +397,13 @@ def _heading_levels(pages: list[Page], body: float) -> dict[float, int]:
     return {s: min(i + 1, 3) for i, s in enumerate(big)}
 
 
+_DOT_LEADER = re.compile(r"(?:\.\s?){4,}|…{2,}|·{4,}")  # a table of contents line: Index . . . . 33
+
+
 def _heading_like(text: str) -> bool:
     t = text.strip()
     return 0 < len(t) <= 80 and t[-1] not in _HEADING_END and not PAGE_NUMBER.match(t) \
-        and not _STRUCTURE_START.match(t)
+        and not _STRUCTURE_START.match(t) and not _DOT_LEADER.search(t)
 
 
 def layout(pages: list[Page]) -> tuple[str, list[tuple[int, int, int, Box]], str]:
