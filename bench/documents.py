@@ -3,6 +3,7 @@
     python bench/documents.py pdf  [--docs 16]     # permissive (pypdfium2+pdfplumber) vs PyMuPDF
     python bench/documents.py ocr  [--pages 6]     # OCR character error rate and pages/s
     python bench/documents.py meta                 # title/date/authority/status/clauses, 39 documents
+    python bench/documents.py files A.pdf B.pdf    # both readers on PDFs of your own
     python bench/documents.py all  [--json]
 
 ``pdf``: LeCoQA statutes (../shared/bench/lecoqa, the longest ones) are typeset into PDFs here,
@@ -197,6 +198,28 @@ def bench_pdf(args) -> dict:
                 "bare_text_pages_per_s": round(pages / raw[engine], 1),
                 "cer_mean": round(statistics.mean(errors), 4), "cer_max": round(max(errors), 4),
                 "pages_with_header_or_footer": leaks, "clause_fidelity": round(found / labels, 4) if labels else None}
+    return out
+
+
+def bench_files(args) -> dict:
+    """PDFs given on the command line, read by both readers: seconds, pages/s, and how far the
+    default reader's text is from PyMuPDF's (no ground truth: agreement, not accuracy)."""
+    from agentic_rag.ingest.pdf import PdfOptions, read_pdf
+
+    out: dict = {}
+    for path in args.files:
+        data = Path(path).read_bytes()
+        row: dict = {}
+        reads = {}
+        for engine in ("pdfium", "mupdf"):
+            started = time.perf_counter()
+            reads[engine] = read_pdf(data, path, PdfOptions(engine=engine, ocr=False))
+            row[f"{engine}_s"] = round(time.perf_counter() - started, 2)
+        pages = len({b[2] for b in reads["pdfium"].layout})
+        row["pages"] = pages
+        row.update({f"{e}_pages_per_s": round(pages / row[f"{e}_s"], 1) for e in reads})
+        row["difference_pdfium_vs_mupdf"] = round(cer(reads["mupdf"].text, reads["pdfium"].text), 4)
+        out[Path(path).name] = row
     return out
 
 
@@ -488,7 +511,8 @@ def bench_meta(args) -> dict:
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("what", choices=["pdf", "ocr", "meta", "all"])
+    parser.add_argument("what", choices=["pdf", "ocr", "meta", "files", "all"])
+    parser.add_argument("files", nargs="*", help="PDFs for `files`: both readers on each")
     parser.add_argument("--docs", type=int, default=16, help="statutes typeset for the pdf bench")
     parser.add_argument("--repeat", type=int, default=2, help="rounds per reader (best is kept)")
     parser.add_argument("--pages", type=int, default=6, help="pages rendered for the ocr bench (per variant)")
@@ -496,7 +520,9 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args(argv)
     results = {"load_average": os.getloadavg()[0]}
-    for what, fn in (("pdf", bench_pdf), ("ocr", bench_ocr), ("meta", bench_meta)):
+    for what, fn in (("pdf", bench_pdf), ("ocr", bench_ocr), ("meta", bench_meta), ("files", bench_files)):
+        if what == "files" and not args.files:
+            continue
         if args.what in (what, "all"):
             results[what] = fn(args)
     if args.json:

@@ -161,3 +161,14 @@ def test_mupdf_engine_without_pymupdf_says_which_extra(monkeypatch):
 
     with pytest.raises(IngestError, match=r"pdf-mupdf"):
         parse_bytes(b"%PDF-1.4\n%%EOF", "x.pdf", PdfOptions(engine="mupdf"))
+
+
+EXAMPLE_PDFS = sorted((Path(__file__).resolve().parents[2] / "examples" / "docs").rglob("*.pdf"))
+
+
+@pytest.mark.parametrize("path", EXAMPLE_PDFS, ids=[p.name for p in EXAMPLE_PDFS])
+def test_both_readers_give_the_same_text_of_the_example_pdfs(path: Path):
+    data = path.read_bytes()
+    default = parse_bytes(data, path.name).text
+    assert default == parse_bytes(data, path.name, PdfOptions(engine="mupdf")).text
+    assert "\n第一条 " in default  # the space after a clause label, a run of its own in pdfium, is kept

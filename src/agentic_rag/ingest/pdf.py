@@ -172,10 +172,12 @@ def _pdfium_lines(tp, raw, ctypes, height: float) -> list[Line]:
     for i in range(n):
         raw.FPDFText_GetRect(handle, i, left, top, right, bottom)
         l, t, r, b = left.value, top.value, right.value, bottom.value
-        text = tp.get_text_bounded(l, b, r, t).replace("\x02", "-")
-        text = " ".join(text.replace("\r", " ").replace("\n", " ").split())
+        bounded = tp.get_text_bounded(l, b, r, t).replace("\x02", "-").replace("\r", " ").replace("\n", " ")
+        text = " ".join(bounded.split())
         if not text:
             continue
+        if bounded[-1].isspace():
+            text += " "  # the space that ends a run ("第一条 ") separates it from the next one
         h = max(t - b, 1.0)
         k = raw.FPDFText_GetCharIndexAtPos(handle, l + min(h, r - l) / 2, (t + b) / 2, h / 2, h / 2)
         size, bold = h, False
@@ -190,11 +192,14 @@ def _pdfium_lines(tp, raw, ctypes, height: float) -> list[Line]:
         prev = lines[-1] if lines else None
         em = max(run.size, 1.0)
         if prev is not None and abs(run.y1 - prev.y1) < 0.5 * em and 0 <= run.x0 - prev.x1 < 2.2 * em:
-            joiner = " " if prev.text[-1].isascii() and run.text[0].isascii() else ""
+            joiner = "" if prev.text.endswith(" ") else \
+                " " if prev.text[-1].isascii() and run.text[0].isascii() else ""
             lines[-1] = Line(prev.x0, min(prev.y0, run.y0), run.x1, max(prev.y1, run.y1),
                              prev.text + joiner + run.text, max(prev.size, run.size), prev.bold and run.bold)
         else:
             lines.append(run)
+    for ln in lines:
+        ln.text = ln.text.rstrip()
     return lines
 
 
@@ -399,10 +404,13 @@ def _heading_levels(pages: list[Page], body: float) -> dict[float, int]:
     return {s: min(i + 1, 3) for i, s in enumerate(big)}
 
 
+_DOT_LEADER = re.compile(r"(?:\.\s?){4,}|…{2,}|·{4,}")  # a table of contents line: Index . . . . 33
+
+
 def _heading_like(text: str) -> bool:
     t = text.strip()
     return 0 < len(t) <= 80 and t[-1] not in _HEADING_END and not PAGE_NUMBER.match(t) \
-        and not _STRUCTURE_START.match(t)
+        and not _STRUCTURE_START.match(t) and not _DOT_LEADER.search(t)
 
 
 def layout(pages: list[Page]) -> tuple[str, list[tuple[int, int, int, Box]], str]:
