@@ -220,7 +220,8 @@ def test_schema_violations_count_as_invalid_output(make_runtime, script, unsure_
                                 {"thought": "ok", "final": True, "confidence": 0.9}],
                   "AnswerDraft": {"sentences": [{"text": "比例为80%。", "citations": ["no-such-id"]}]},
                   "Verification": {"unsupported": [99]}})
-    unsure, _ = make_runtime(llm=llm, router_=unsure_router)
+    # every gate's output is invalid (two calls each): no call cap gets in the way here
+    unsure, _ = make_runtime(llm=llm, router_=unsure_router, max_llm_calls=50)
     answer = Session(unsure).ask(ABSENT)  # the Router is unsure: the LLM routes and plans
     reasons = {e.tool: e.fallback for e in events(answer, "fallback")}
     assert "years" in reasons["route"] and "queries" in reasons["plan"]

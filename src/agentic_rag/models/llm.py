@@ -632,32 +632,59 @@ class ScriptedLLM:
 
 # --------------------------------------------------------------------------- metering + factory
 
-class MeteredLLM:
-    """Wraps an LLM for one run: counts calls and tokens into a :class:`Usage`, refuses calls once
-    the token budget is spent or the run's ``deadline`` (a :func:`time.monotonic` instant) has
-    passed, and trips a breaker after a transport failure so a dead endpoint costs one timeout
-    per run, not one per gate.
+class LLMCall(BaseModel):
+    """One call a :class:`MeteredLLM` made (or refused): what it asked for, what it cost, how it
+    ended. ``outcome`` is ``ok``, ``invalid`` (unusable reply), ``timeout``, ``error`` or
+    ``refused`` (a cap was reached, so no call was made)."""
 
-    With a deadline, each call runs in a daemon thread and is abandoned when the deadline comes
-    first (the thread finishes on its own within the provider's timeouts; the process never
-    waits for it). A reply longer than ``max_reply_chars`` is an :class:`OversizedReply`,
-    whatever the provider; an unusable reply is charged at most the ``max_tokens`` it was asked
-    for, so one runaway reply cannot spend the whole budget."""
+    schema_name: str = ""
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    ms: float = 0.0
+    outcome: str = "ok"
+    reason: str = ""
+
+
+class MeteredLLM:
+    """Wraps an LLM for one run: counts calls, tokens and time into a :class:`Usage`, refuses
+    calls once the token budget is spent, ``max_calls`` calls were made or the run's
+    ``deadline`` (a :func:`time.monotonic` instant) has passed, and trips a breaker after a
+    transport failure or a timed-out call so a dead or slow model costs one timeout per run,
+    not one per gate.
+
+    Each call runs under ``call_timeout_s`` (and the deadline, whichever comes first): it runs in
+    a daemon thread and is abandoned when the time is up (the thread finishes on its own within
+    the provider's timeouts; the process never waits for it). A reply longer than
+    ``max_reply_chars`` is an :class:`OversizedReply`, whatever the provider; an unusable reply
+    is charged at most the ``max_tokens`` it was asked for, so one runaway reply cannot spend
+    the whole budget. ``on_call(LLMCall)`` is told about every call (the runtime turns each into
+    an ``llm`` trace event with its tokens and time)."""
 
     def __init__(self, llm: LLM, *, max_tokens: int | None = None, deadline: float | None = None,
-                 max_reply_chars: int | None = None) -> None:
+                 max_reply_chars: int | None = None, max_calls: int | None = None,
+                 call_timeout_s: float | None = None,
+                 on_call: Callable[[LLMCall], None] | None = None) -> None:
         self.inner = llm
         self.name = llm.name
         self.usage = Usage()
         self.max_tokens = max_tokens
         self.deadline = deadline
         self.max_reply_chars = max_reply_chars
+        self.max_calls = max_calls
+        self.call_timeout_s = call_timeout_s
+        self.on_call = on_call
+        self.calls: list[LLMCall] = []
         self.down: str | None = None  # why the endpoint is considered unavailable
         self._lock = threading.Lock()
 
     @property
     def tokens(self) -> int:
         return self.usage.prompt_tokens + self.usage.completion_tokens
+
+    @property
+    def context_tokens(self) -> int | None:
+        """The wrapped model's context window, when it declares one."""
+        return getattr(self.inner, "context_tokens", None)
 
     def budget_left(self) -> int | None:
         return None if self.max_tokens is None else self.max_tokens - self.tokens
@@ -671,17 +698,26 @@ class MeteredLLM:
         left = self.budget_left()
         if left is not None and left <= 0:
             return f"token budget of {self.max_tokens} spent"
+        if self.max_calls is not None and self.usage.llm_calls >= self.max_calls:
+            return f"LLM call cap of {self.max_calls} reached"
         return None
 
     def complete(self, messages: Messages, schema: type[BaseModel] | None = None, *,
                  max_tokens: int = 512, temperature: float = 0.0,
                  stream: bool = False) -> Completion:
+        name = schema.__name__ if schema is not None else "text"
         reason = self.unavailable()
         if reason:
+            self._record(LLMCall(schema_name=name, outcome="refused", reason=reason), count=False)
             raise LLMFallback(reason)
         left = self.budget_left()
         if left is not None:
             max_tokens = max(16, min(max_tokens, left))
+        start = time.perf_counter()
+
+        def ms() -> float:
+            return round((time.perf_counter() - start) * 1000.0, 1)
+
         try:
             out = self._call(lambda: self.inner.complete(messages, schema, max_tokens=max_tokens,
                                                          temperature=temperature, stream=stream))
@@ -689,34 +725,52 @@ class MeteredLLM:
                 raise OversizedReply(f"reply larger than {self.max_reply_chars} characters",
                                      out.text[:2000])
         except InvalidOutput as exc:
-            with self._lock:  # the call happened and cost tokens even though it was unusable
-                self.usage.llm_calls += 1
-                self.usage.prompt_tokens += _estimate_messages(with_schema(messages, schema))
-                self.usage.completion_tokens += min(max_tokens, estimate_tokens(exc.text))
+            # the call happened and cost tokens even though it was unusable
+            self._record(LLMCall(schema_name=name, outcome="invalid", reason=str(exc), ms=ms(),
+                                 prompt_tokens=_estimate_messages(with_schema(messages, schema)),
+                                 completion_tokens=min(max_tokens, estimate_tokens(exc.text))))
             raise
-        except _PastDeadline:
-            with self._lock:
-                self.usage.llm_calls += 1
-            raise LLMFallback("no reply before the question deadline") from None
+        except _PastDeadline as exc:
+            why = exc.args[0] if exc.args else "no reply before the question deadline"
+            if exc.per_call:  # a model this slow once is as slow for the next gate
+                self.down = why
+            self._record(LLMCall(schema_name=name, outcome="timeout", reason=why, ms=ms()))
+            raise LLMFallback(why) from None
         except LLMError as exc:
-            with self._lock:
-                self.usage.llm_calls += 1
-                self.down = redact(f"LLM unavailable: {exc}")
+            self.down = redact(f"LLM unavailable: {exc}")
+            self._record(LLMCall(schema_name=name, outcome="error", reason=self.down, ms=ms()))
             raise
-        with self._lock:
-            self.usage.llm_calls += 1
-            self.usage.prompt_tokens += out.prompt_tokens
-            self.usage.completion_tokens += out.completion_tokens
+        self._record(LLMCall(schema_name=name, prompt_tokens=out.prompt_tokens,
+                             completion_tokens=out.completion_tokens, ms=ms()))
         return out
+
+    def _record(self, call: LLMCall, *, count: bool = True) -> None:
+        with self._lock:
+            self.calls.append(call)
+            if count:
+                self.usage.llm_calls += 1
+                self.usage.prompt_tokens += call.prompt_tokens
+                self.usage.completion_tokens += call.completion_tokens
+                self.usage.llm_ms = round(self.usage.llm_ms + call.ms, 1)
+        if self.on_call is not None:
+            self.on_call(call)
 
     def stream(self, messages: Messages, *, max_tokens: int = 512,
                temperature: float = 0.0) -> Iterator[str]:
         return self.inner.stream(messages, max_tokens=max_tokens, temperature=temperature)
 
     def _call(self, fn: Callable[[], Completion]) -> Completion:
-        """``fn()``, or :class:`_PastDeadline` when the deadline comes first."""
-        if self.deadline is None:
+        """``fn()``, or :class:`_PastDeadline` when the call timeout or the deadline comes first."""
+        limits = []
+        if self.deadline is not None:
+            limits.append((self.deadline - time.monotonic(), False, "no reply before the question deadline"))
+        if self.call_timeout_s is not None:
+            limits.append((self.call_timeout_s, True,
+                           f"no reply within the per-call timeout of {self.call_timeout_s:g} s "
+                           f"(llm.timeout_s): the rest of the run is deterministic"))
+        if not limits:
             return fn()
+        wait, per_call, why = min(limits)
         box: dict[str, Any] = {}
 
         def work() -> None:
@@ -727,16 +781,21 @@ class MeteredLLM:
 
         worker = threading.Thread(target=work, name="arag-llm-call", daemon=True)
         worker.start()
-        worker.join(max(0.0, self.deadline - time.monotonic()))
+        worker.join(max(0.0, wait))
         if worker.is_alive():
-            raise _PastDeadline()
+            raise _PastDeadline(why, per_call)
         if "error" in box:
             raise box["error"]
         return box["out"]
 
 
 class _PastDeadline(Exception):
-    """A call was still running when the run's deadline came (it is abandoned)."""
+    """A call was still running when the run's deadline or its own timeout came (it is
+    abandoned); ``per_call`` says which."""
+
+    def __init__(self, why: str, per_call: bool) -> None:
+        super().__init__(why)
+        self.per_call = per_call
 
 
 def structured(llm: LLM, messages: Messages, schema: type[BaseModel], *,

@@ -102,9 +102,18 @@ class Gates:
 
     # -- 3. sufficiency
     def sufficiency(self, route: RouteDecision, evidence: Sequence[Evidence]) -> Sufficiency:
+        """Rules: :func:`sufficiency_rules`. The LLM judges only when the rules are unsure: with
+        no evidence there is nothing to judge, and when every anchor and key term is covered by
+        sources in force with a named issuer (all three scores at the top) a model could only
+        agree or second-guess clear evidence. A question without anchors (no entity, place,
+        clause, person or year) is never "all covered": its terms alone say little."""
         rules = sufficiency_rules(route, evidence)
         if self.llm is None or not evidence:
             self._emit_sufficiency(rules, 0.0, evidence)
+            return rules
+        if rules.sufficient and rules.coverage == 5 and rules.timeliness == 5 and rules.authority == 5 \
+                and _every_anchor_found(route, evidence):
+            self._emit_sufficiency(rules, 0.0, evidence, detail="rules (confident: all covered)")
             return rules
         try:
             with self.tracer.timed() as ms:
@@ -119,9 +128,10 @@ class Gates:
         self._emit_sufficiency(judged, ms(), evidence)
         return judged
 
-    def _emit_sufficiency(self, s: Sufficiency, ms: float, evidence: Sequence[Evidence]) -> None:
+    def _emit_sufficiency(self, s: Sufficiency, ms: float, evidence: Sequence[Evidence], *,
+                          detail: str = "") -> None:
         self.tracer.emit("gate", tool="sufficiency", duration_ms=ms, confidence=s.confidence,
-                         evidence_ids=[e.chunk_id for e in evidence][:10], detail=s.source,
+                         evidence_ids=[e.chunk_id for e in evidence][:10], detail=detail or s.source,
                          args={"verdict": s.verdict, "coverage": s.coverage, "timeliness": s.timeliness,
                                "authority": s.authority, "missing": s.missing})
 
@@ -212,6 +222,17 @@ class Gates:
         text = compose_text(sentences, citations, answer.question or answer.text)
         return answer.model_copy(update={"sentences": sentences, "status": status, "text": text,
                                          "citations": citations})
+
+
+def _every_anchor_found(route: RouteDecision, evidence: Sequence[Evidence]) -> bool:
+    """Whether the question has anchors and each one appears, verbatim, in the top sources
+    (title, clause, text, dates or version)."""
+    wanted = [a.lower() for a in anchors(route) if a]
+    if not wanted:
+        return False
+    seen = " ".join(f"{c.title} {c.clause or ''} {c.text} {c.publish_date or ''} {c.effective_date or ''} "
+                    f"{c.version or ''}" for c in (e.chunk for e in list(evidence)[:8])).lower()
+    return all(a in seen for a in wanted)
 
 
 def _decision(flag: bool) -> str:

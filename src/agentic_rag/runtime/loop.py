@@ -40,7 +40,7 @@ from agentic_rag.runtime import prompts
 from agentic_rag.agents.sufficiency import Sufficiency, key_terms, sufficiency_rules
 from agentic_rag.runtime.gates import (Gates, citation_of, compose_text,
                                       normalize_query, plan_rules)
-from agentic_rag.models.llm import LLM, LLMFallback, MeteredLLM, structured
+from agentic_rag.models.llm import LLM, LLMCall, LLMFallback, MeteredLLM, redact, structured
 from agentic_rag.runtime.memory import QueryRecord, SessionState
 from agentic_rag.runtime.tools import Observation, StructuredQueries, ToolRegistry, builtin_tools
 from agentic_rag.runtime.trace import Tracer
@@ -56,6 +56,8 @@ class Limits(BaseModel):
     max_steps: int = Field(6, ge=1, le=50)
     max_rounds: int = Field(3, ge=1, le=10)
     max_tokens: int = Field(8000, ge=100, description="LLM token budget per question")
+    max_llm_calls: int = Field(8, ge=1, le=200, description="LLM calls per question")
+    llm_timeout_s: float = Field(60.0, gt=0, le=600, description="per LLM call")
     tool_timeout_s: float = Field(5.0, gt=0)
     sufficiency_threshold: float = Field(0.6, ge=0, le=1)
     k: int = Field(8, ge=1, le=50, description="evidence handed to the Reasoner")
@@ -79,6 +81,7 @@ class Limits(BaseModel):
     def from_settings(cls, settings: Any) -> "Limits":
         rt, rv = settings.runtime, settings.retrieval
         return cls(max_steps=rt.max_steps, max_tokens=rt.max_tokens, tool_timeout_s=rt.tool_timeout_s,
+                   max_llm_calls=rt.max_llm_calls, llm_timeout_s=settings.llm.timeout_s,
                    sufficiency_threshold=rt.sufficiency_threshold, max_rounds=rv.max_rounds, k=rv.k,
                    deadline_s=rt.deadline_s, max_question_chars=rt.max_question_chars,
                    max_query_chars=rt.max_query_chars, max_reply_chars=settings.llm.max_reply_chars)
@@ -235,7 +238,10 @@ class AgentRuntime:
         if chosen is not None:
             meter = MeteredLLM(chosen, max_tokens=self.limits.max_tokens,
                                deadline=time.monotonic() + deadline_s,
-                               max_reply_chars=self.limits.max_reply_chars)
+                               max_reply_chars=self.limits.max_reply_chars,
+                               max_calls=self.limits.max_llm_calls,
+                               call_timeout_s=self.limits.llm_timeout_s,
+                               on_call=lambda call: _trace_call(tracer, meter, call))
         gates = Gates(meter, tracer, fact_check=getattr(self.reasoner, "verify", None))
         run = _Run(question, state, tracer, gates, meter, abort or threading.Event(),
                    deadline_s=deadline_s, max_query_chars=self.limits.max_query_chars)
@@ -796,7 +802,9 @@ class AgentRuntime:
         usage = Usage(llm_calls=llm_usage.llm_calls + answer.usage.llm_calls,
                       prompt_tokens=llm_usage.prompt_tokens + answer.usage.prompt_tokens,
                       completion_tokens=llm_usage.completion_tokens + answer.usage.completion_tokens,
-                      tool_calls=run.tool_calls, retrieval_rounds=run.retrieval.rounds)
+                      tool_calls=run.tool_calls, retrieval_rounds=run.retrieval.rounds,
+                      llm_ms=round(llm_usage.llm_ms + answer.usage.llm_ms, 1),
+                      wall_ms=round((time.monotonic() - run.started) * 1000.0, 1))
         return answer.model_copy(update={"question": run.question, "text": text, "gaps": gaps,
                                          "trace": list(run.tracer.events), "usage": usage,
                                          "route": answer.route or run.route})
@@ -818,6 +826,21 @@ class AgentRuntime:
 
 
 # ---------------------------------------------------------------------- helpers
+
+def _trace_call(tracer: Tracer, meter: MeteredLLM | None, call: LLMCall) -> None:
+    """One ``llm`` trace event per LLM call made: the prompt it answered (by its schema), its
+    tokens, time and outcome, and the run's tokens so far. Refused calls make none (the gate's
+    ``fallback`` event says why)."""
+    if call.outcome == "refused":
+        return
+    args: dict[str, Any] = {"prompt_tokens": call.prompt_tokens, "completion_tokens": call.completion_tokens,
+                            "outcome": call.outcome}
+    if meter is not None:
+        args["run_tokens"] = meter.tokens
+        args["run_calls"] = meter.usage.llm_calls
+    tracer.emit("llm", tool=call.schema_name, duration_ms=call.ms, args=args,
+                detail=redact(call.outcome + (f": {call.reason}" if call.reason else "")))
+
 
 _FOLLOWUP = re.compile(r"^\s*(那|那么|还有|另外|再问|它|这个|该|如果是|要是|and\b|what about|how about|and if|same for)", re.I)
 
