@@ -53,6 +53,7 @@ class Gates:
         self.max_tokens = max_tokens
         #: the Reasoner's sentence-level fact check (``Reasoner.verify``), the rules of gate 4
         self.fact_check = fact_check
+        self.declined_by_llm = False
 
     # -- 1. retrieve or not
     def should_retrieve(self, route: RouteDecision) -> bool:
@@ -72,6 +73,8 @@ class Gates:
             self.tracer.fallback("retrieve_or_not", exc.reason, args={"decision": _decision(rules)})
             return rules
         decision = out.decision == "RETRIEVE"
+        #: the model declined a search the rules would run: the runtime checks the documents
+        self.declined_by_llm = not decision
         self.tracer.emit("gate", tool="retrieve_or_not", args={"decision": out.decision},
                          duration_ms=ms(), detail="llm")
         return decision
@@ -96,7 +99,10 @@ class Gates:
         except LLMFallback as exc:
             self.tracer.fallback("plan", exc.reason, args={"queries": rules})
             return rules
-        queries = _dedupe(out.queries)[:3]
+        # the rules' narrower query runs too: a plan that misses the point then costs a
+        # search, not the round
+        ran = {normalize_query(q) for q in already_run}
+        queries = [q for q in _dedupe([*rules[:1], *out.queries]) if normalize_query(q) not in ran][:3]
         self.tracer.emit("gate", tool="plan", args={"queries": queries}, duration_ms=ms(), detail="llm")
         return queries
 
@@ -125,6 +131,16 @@ class Gates:
                                  args={"verdict": rules.verdict, "missing": rules.missing})
             return rules
         judged = Sufficiency(**out.model_dump(), source="llm")
+        if judged.sufficient and not rules.sufficient:
+            # a wrong SUFFICIENT ends the search before the answer is found and nothing after it
+            # can tell; a wrong INSUFFICIENT costs one narrower round. So the model may ask for
+            # more than the rules, never stop short of them.
+            self._emit_sufficiency(judged, ms(), evidence)
+            self.tracer.fallback("sufficiency", f"the LLM called the evidence sufficient; the rules "
+                                                f"still miss {rules.missing!r}: searching on",
+                                 confidence=rules.confidence,
+                                 args={"verdict": rules.verdict, "missing": rules.missing})
+            return rules
         self._emit_sufficiency(judged, ms(), evidence)
         return judged
 

@@ -254,7 +254,7 @@ class AgentRuntime:
             standalone = self._contextualize(run, question, history)
             route = _clip_route(run, self._route(run, standalone))
             run.route = route
-            if not run.gates.should_retrieve(route):
+            if not run.gates.should_retrieve(route) and not self._documents_cover(run, route):
                 answer = _no_retrieval_answer(route)
             elif mode == "pipeline":
                 answer = self._pipeline(run, route)
@@ -290,6 +290,23 @@ class AgentRuntime:
             return rules
         run.tracer.emit("contextualize", args={"question": out.question}, detail="llm")
         return out.question
+
+    def _documents_cover(self, run: _Run, route: RouteDecision) -> bool:
+        """After the LLM declined a search the rules would run: whether one search finds
+        sources covering the question (the rules' coverage score 4 or 5), in which case the
+        documents win and a ``fallback`` event says so. A wrong skip would lose the answer; the
+        check costs one search, and only where the model and the rules disagree."""
+        if not run.gates.declined_by_llm:
+            return False
+        probe = list(self.retriever.retrieve(route, k=self.limits.k))
+        suff = sufficiency_rules(route, probe)
+        if suff.coverage < 4:
+            return False
+        run.tracer.fallback("retrieve_or_not", "the LLM said NO_RETRIEVE, but the documents cover "
+                                               "the question: retrieving",
+                            args={"decision": "RETRIEVE"}, confidence=suff.confidence,
+                            evidence_ids=[e.chunk_id for e in probe][:10])
+        return True
 
     def _route(self, run: _Run, question: str) -> RouteDecision:
         """The deterministic Router first; the LLM router is consulted only when the rules fell
