@@ -131,12 +131,13 @@ def test_duplicate_query_is_blocked_and_the_model_is_shown_the_earlier_result(ma
 def test_pipeline_never_runs_the_same_query_twice(make_runtime, script):
     llm = script({"RetrievalPlan": {"queries": ["住院 报销比例"]},
                   "SufficiencyJudgement": {"coverage": 2, "timeliness": 2, "authority": 2,
-                                           "verdict": "INSUFFICIENT", "missing": "比例"},
+                                           "verdict": "INSUFFICIENT", "missing": "2025年版本"},
                   "Verification": {"unsupported": []}})
     rt, retriever = make_runtime(llm=llm)
     answer = Session(rt).ask(ANSWERABLE)
-    # round 1: the Router's query; round 2: the model's plan; round 3: the same plan again -> not run
-    assert retriever.queries == ["住院报销比例是多少", "住院 报销比例"]
+    # round 1: the Router's query; round 2: the rules' narrower query and the model's plan;
+    # round 3: the same two again -> not run
+    assert retriever.queries == ["住院报销比例是多少", "住院报销比例是多少 2025年版本", "住院 报销比例"]
     assert events(answer, "final")[0].args["cap"] == "no new query left to run"
 
 

@@ -141,6 +141,13 @@ class Gates:
                                  confidence=rules.confidence,
                                  args={"verdict": rules.verdict, "missing": rules.missing})
             return rules
+        if not judged.sufficient and rules.sufficient and _named_in(judged.missing, evidence):
+            # "X is missing" while X is right there in the sources: the claim is checkable and false
+            self._emit_sufficiency(judged, ms(), evidence)
+            self.tracer.fallback("sufficiency", f"the LLM called {judged.missing!r} missing, but the "
+                                                f"sources name it: the rules' SUFFICIENT stands",
+                                 confidence=rules.confidence, args={"verdict": rules.verdict})
+            return rules
         self._emit_sufficiency(judged, ms(), evidence)
         return judged
 
@@ -193,6 +200,11 @@ class Gates:
             if i not in out.unsupported and i not in fixes:
                 result.append(rule_checked)
                 continue
+            if rule_checked.supported and not written_by_llm:
+                # the source's own words, confirmed by the rules: a model may doubt them (the
+                # sentence is flagged) but not swap in other words, which would be less grounded
+                result.append(rule_checked.model_copy(update={"supported": False}))
+                continue
             fix = fixes.get(i)
             cited = [by_id[c] for c in (fix.evidence_ids if fix else []) if c in by_id]
             rewrite = AnswerSentence(text=fix.rewritten.strip(), citations=[e.chunk_id for e in cited]) \
@@ -238,6 +250,15 @@ class Gates:
         text = compose_text(sentences, citations, answer.question or answer.text)
         return answer.model_copy(update={"sentences": sentences, "status": status, "text": text,
                                          "citations": citations})
+
+
+def _named_in(missing: str, evidence: Sequence[Evidence]) -> bool:
+    """Whether every key term of ``missing`` appears in the top sources."""
+    terms = key_terms(missing)
+    if not terms:
+        return False
+    seen = " ".join(f"{e.chunk.title} {e.chunk.clause or ''} {e.chunk.text}" for e in list(evidence)[:8]).lower()
+    return all(t.lower() in seen for t in terms)
 
 
 def _every_anchor_found(route: RouteDecision, evidence: Sequence[Evidence]) -> bool:

@@ -293,19 +293,17 @@ class AgentRuntime:
 
     def _documents_cover(self, run: _Run, route: RouteDecision) -> bool:
         """After the LLM declined a search the rules would run: whether one search finds
-        sources covering the question (the rules' coverage score 4 or 5), in which case the
-        documents win and a ``fallback`` event says so. A wrong skip would lose the answer; the
-        check costs one search, and only where the model and the rules disagree."""
+        sources the Reasoner answers from, in which case the documents win and a ``fallback``
+        event says so. A wrong skip would lose the answer; the check costs one search and one
+        extractive answer, and only where the model and the rules disagree."""
         if not run.gates.declined_by_llm:
             return False
         probe = list(self.retriever.retrieve(route, k=self.limits.k))
-        suff = sufficiency_rules(route, probe)
-        if suff.coverage < 4:
+        if not probe or self.reasoner.reason(route.question or run.question, route, probe).status == "abstained":
             return False
-        run.tracer.fallback("retrieve_or_not", "the LLM said NO_RETRIEVE, but the documents cover "
+        run.tracer.fallback("retrieve_or_not", "the LLM said NO_RETRIEVE, but the documents answer "
                                                "the question: retrieving",
-                            args={"decision": "RETRIEVE"}, confidence=suff.confidence,
-                            evidence_ids=[e.chunk_id for e in probe][:10])
+                            args={"decision": "RETRIEVE"}, evidence_ids=[e.chunk_id for e in probe][:10])
         return True
 
     def _route(self, run: _Run, question: str) -> RouteDecision:
