@@ -30,20 +30,10 @@ from agentic_rag.agents.sufficiency import key_terms
 from agentic_rag.config import Settings
 from agentic_rag.eval import EngineBackend, load_set, run_eval
 from agentic_rag.eval.metrics import contains_alias
-from agentic_rag.models.llm import ScriptedLLM
+from agentic_rag.models.llm import ScriptedLLM, schema_title
 
 Messages = list[dict[str, str]]
 _SENT = re.compile(r"[^。！？!?；;]+[。！？!?；;]?|[^.]+\.?")
-
-
-def _title(messages: Messages) -> str:
-    for m in reversed(messages):
-        if m["role"] == "system" and "JSON schema" in m["content"]:
-            try:
-                return json.loads(m["content"].split("\n", 1)[1]).get("title", "")
-            except (IndexError, ValueError):
-                return ""
-    return ""
 
 
 def _user(messages: Messages) -> str:
@@ -107,7 +97,7 @@ class Oracle:
         return text[:160]
 
     def __call__(self, messages: Messages) -> Any:
-        title = _title(messages)
+        title = schema_title(messages)
         user = _user(messages)
         question = _field(user, "question") or user.strip()
         parts, _lang = self.gold.get(question, ([], "en"))

@@ -149,6 +149,18 @@ def schema_instruction(schema: type[BaseModel]) -> str:
             "JSON 对象:\n" + json.dumps(compact, ensure_ascii=False, separators=(",", ":")))
 
 
+def schema_title(messages: Messages) -> str:
+    """The title of the schema a structured prompt asks for (from the note
+    :func:`with_schema` appends), or "" for free text: how scripted models tell prompts apart."""
+    for m in reversed(messages):
+        if m["role"] == "system" and "JSON schema" in m["content"]:
+            try:
+                return json.loads(m["content"].split("\n", 1)[1]).get("title", "")
+            except (IndexError, ValueError, AttributeError):
+                return ""
+    return ""
+
+
 def with_schema(messages: Messages, schema: type[BaseModel] | None) -> Messages:
     if schema is None:
         return list(messages)
@@ -233,8 +245,11 @@ class OpenAILLM:
         # stream every completion over SSE: long generations stay alive behind proxies that cut
         # connections idle for longer than their timeout
         self.always_stream = stream
-        # which response_format the server accepted; downgraded on the first 400 that names it
-        self._format_level = 0  # 0 json_schema, 1 json_object, 2 none
+        # which response_format the server accepts: probed by the first structured call (a 400
+        # naming it downgrades) and remembered for the process, so later clients of the same
+        # server and model (one per engine, per worker) do not pay the refused request again
+        self._format_key = (self.base_url, model)
+        self._format_level = _FORMAT_LEVELS.get(self._format_key, 0)  # 0 json_schema, 1 json_object, 2 none
         headers = {"Content-Type": "application/json"}
         if self._key is not None and self._key.get_secret_value():
             headers["Authorization"] = f"Bearer {self._key.get_secret_value()}"
@@ -264,7 +279,8 @@ class OpenAILLM:
             except _FormatRejected:
                 if schema is None or self._format_level >= 2:
                     raise LLMError(f"{self.base_url}: request rejected (HTTP 400)") from None
-                self._format_level += 1  # remembered for every later call
+                self._format_level += 1  # remembered for every later call, by every client
+                _FORMAT_LEVELS[self._format_key] = self._format_level
         completion.text = self._redact(completion.text)
         if schema is not None:
             completion.parsed = parse_output(completion.text, schema)
@@ -436,6 +452,10 @@ class OpenAILLM:
                 yield line.decode("utf-8", "replace").rstrip("\r")
         if buffer:
             yield buffer.decode("utf-8", "replace").rstrip("\r")
+
+
+#: (base_url, model) -> the response_format level the server accepted (see OpenAILLM)
+_FORMAT_LEVELS: dict[tuple[str, str], int] = {}
 
 
 class _FormatRejected(Exception):
