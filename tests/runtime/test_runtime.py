@@ -232,7 +232,7 @@ def test_schema_violations_count_as_invalid_output(make_runtime, script, unsure_
     assert "coverage" in reasons["sufficiency"] and answer.status == "answered"
     answer = Session(rt).ask(ANSWERABLE, mode="react")
     reasons = {e.tool: e.fallback for e in events(answer, "fallback")}
-    assert "not passage ids" in reasons["write"]
+    assert "citations.0: Input should be '1', '2'" in reasons["write"]  # the passage numbers
     assert answer.status == "answered" and answer.citations
 
 

@@ -222,7 +222,7 @@ class OpenAILLM:
 
     def __init__(self, base_url: str, model: str, api_key: SecretStr | str | None = None, *,
                  timeout_s: float = 60.0, max_retries: int = 2, backoff_s: float = 0.5,
-                 stream: bool = False, max_reply_chars: int = 32_000,
+                 stream: bool = False, max_reply_chars: int = 32_000, context_tokens: int = 8192,
                  transport: httpx.BaseTransport | None = None) -> None:
         if not 0 < timeout_s <= MAX_TIMEOUT_S:
             raise ConfigError(f"llm.timeout_s must be in (0, {MAX_TIMEOUT_S:g}] seconds, got {timeout_s!r}")
@@ -235,6 +235,8 @@ class OpenAILLM:
         self.base_url = base_url.rstrip("/")
         self.model = model
         self.name = f"openai:{model}"
+        #: the context window prompts are sized for (llm.context_tokens; the server does not say)
+        self.context_tokens = context_tokens
         self._key = api_key if isinstance(api_key, SecretStr) or api_key is None else SecretStr(api_key)
         self.max_retries = max_retries
         self.backoff_s = backoff_s
@@ -550,6 +552,7 @@ class LocalLLM:
             raise ConfigError(f"llm.model: GGUF file not found: {path}")
         self.model_path = path
         self.name = f"local:{path.name}"
+        self.context_tokens = n_ctx
         self._lock = threading.Lock()
         try:
             self._llama = _load_llama(path, n_ctx=n_ctx, n_threads=n_threads, seed=seed, verbose=False,
@@ -709,6 +712,13 @@ class MeteredLLM:
     def budget_left(self) -> int | None:
         return None if self.max_tokens is None else self.max_tokens - self.tokens
 
+    def prompt_budget(self, max_output: int) -> int | None:
+        """How many prompt tokens the next call may take with room for ``max_output`` of reply:
+        the model's context window and the run's token budget, whichever is smaller (None:
+        neither is known)."""
+        caps = [c - max_output for c in (self.context_tokens, self.budget_left()) if c is not None]
+        return max(0, min(caps)) if caps else None
+
     def unavailable(self) -> str | None:
         """Why no further call should be made, or None."""
         if self.down:
@@ -865,9 +875,10 @@ def make_llm(settings: Any) -> LLM | None:
         return OpenAILLM(llm_settings.base_url or "https://api.openai.com/v1",
                          llm_settings.model or "", llm_settings.api_key,
                          timeout_s=llm_settings.timeout_s, max_retries=llm_settings.max_retries,
-                         max_reply_chars=llm_settings.max_reply_chars)
+                         max_reply_chars=llm_settings.max_reply_chars,
+                         context_tokens=llm_settings.context_tokens or 8192)
     if provider == "local":
-        return LocalLLM(llm_settings.model or None)
+        return LocalLLM(llm_settings.model or None, n_ctx=llm_settings.context_tokens or 4096)
     if provider == "scripted":
         raise ConfigError("llm.provider='scripted' is for tests: build ScriptedLLM(fn) in code")
     raise ConfigError(f"unknown llm.provider {provider!r}")

@@ -121,11 +121,13 @@ class Gates:
                 and _every_anchor_found(route, evidence):
             self._emit_sufficiency(rules, 0.0, evidence, detail="rules (confident: all covered)")
             return rules
+        focus = key_terms(route.query or route.question)
         try:
             with self.tracer.timed() as ms:
-                out = structured(self.llm, prompts.sufficiency_messages(
-                                     route, evidence, key_terms(route.query or route.question)),
-                                 prompts.SufficiencyJudgement, max_tokens=120)
+                msgs = fitted(self.llm, lambda n, c: prompts.sufficiency_messages(
+                                  route, evidence, focus, limit=n, max_chars=c),
+                              120, limit=6, max_chars=300, schema=prompts.SufficiencyJudgement)
+                out = structured(self.llm, msgs, prompts.SufficiencyJudgement, max_tokens=120)
         except LLMFallback as exc:
             self.tracer.fallback("sufficiency", exc.reason, confidence=rules.confidence,
                                  args={"verdict": rules.verdict, "missing": rules.missing})
@@ -189,8 +191,11 @@ class Gates:
 
         try:
             with self.tracer.timed() as ms:
-                out = structured(self.llm, prompts.verify_messages(answer.question or "", pairs, evidence),
-                                 prompts.Verification, max_tokens=self.max_tokens, validate=check)
+                msgs = fitted(self.llm, lambda n, c: prompts.verify_messages(
+                                  answer.question or "", pairs, evidence, limit=n, max_chars=c),
+                              self.max_tokens, limit=10, max_chars=400, schema=prompts.Verification)
+                out = structured(self.llm, msgs, prompts.Verification, max_tokens=self.max_tokens,
+                                 validate=check)
         except LLMFallback as exc:
             self.tracer.fallback("verify", exc.reason)
             return self._finish_verify(answer, checked, by_id, "rules", "", 0.0)
@@ -250,6 +255,18 @@ class Gates:
         text = compose_text(sentences, citations, answer.question or answer.text)
         return answer.model_copy(update={"sentences": sentences, "status": status, "text": text,
                                          "citations": citations})
+
+
+def fitted(llm: LLM, build: Callable[[int, int], prompts.Messages], max_output: int, *,
+           limit: int, max_chars: int, schema: type | None = None) -> prompts.Messages:
+    """The prompt ``build(limit, max_chars)`` sized to the tokens ``llm`` has left for it
+    (:meth:`MeteredLLM.prompt_budget`); :class:`LLMFallback` when no form of it fits."""
+    budget_of = getattr(llm, "prompt_budget", None)
+    budget = budget_of(max_output) if budget_of is not None else None
+    try:
+        return prompts.fit_prompt(build, budget, limit=limit, max_chars=max_chars, schema=schema)
+    except prompts.PromptTooLarge as exc:
+        raise LLMFallback(str(exc)) from None
 
 
 def _named_in(missing: str, evidence: Sequence[Evidence]) -> bool:

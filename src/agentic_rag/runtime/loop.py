@@ -38,7 +38,7 @@ from pydantic import BaseModel, Field
 
 from agentic_rag.runtime import prompts
 from agentic_rag.agents.sufficiency import Sufficiency, key_terms, sufficiency_rules
-from agentic_rag.runtime.gates import (Gates, citation_of, compose_text,
+from agentic_rag.runtime.gates import (Gates, citation_of, compose_text, fitted,
                                       normalize_query, plan_rules)
 from agentic_rag.models.llm import LLM, LLMCall, LLMFallback, MeteredLLM, redact, structured
 from agentic_rag.runtime.memory import QueryRecord, SessionState
@@ -627,26 +627,45 @@ class AgentRuntime:
         """(answer, whether the LLM wrote it)."""
         by_id = {e.chunk_id: e for e in evidence}
         losers = {v.chunk_id for c in base.conflicts for v in c.values if v.chunk_id != c.winner}
+        shown: list[Evidence] = []
+
+        def resolve(cite: str) -> str:
+            """A cited passage number ("2", "[2]") as its chunk id; a chunk id as itself."""
+            bare = cite.strip().strip("[]")
+            if bare.isdigit() and 1 <= int(bare) <= len(shown):
+                return shown[int(bare) - 1].chunk_id
+            return cite
 
         def grounded(draft: prompts.AnswerDraft) -> None:
             for s in draft.sentences:
-                unknown = [c for c in s.citations if c not in by_id]
+                ids = [resolve(c) for c in s.citations]
+                unknown = [c for c, i in zip(s.citations, ids) if i not in by_id]
                 if unknown:
-                    raise ValueError(f"citations {unknown} are not passage ids")
-                if losers and set(s.citations) <= losers:
+                    raise ValueError(f"citations {unknown} are not passage numbers")
+                if losers and set(ids) <= losers:
                     raise ValueError(f"sentence {s.text[:30]!r} cites only the losing side of a conflict")
 
-        msgs = prompts.writer_messages(run.route.question if run.route else run.question, evidence,
-                                       conflicts=base.conflicts,
-                                       facts=[f.text for f in run.retrieval.facts], gaps=run.retrieval.gaps)
+        question = run.route.question if run.route else run.question
+        facts = [f.text for f in run.retrieval.facts]
+
+        def build(limit: int, max_chars: int) -> prompts.Messages:
+            shown[:] = evidence[:limit]
+            return prompts.writer_messages(question, shown, conflicts=base.conflicts, facts=facts,
+                                           gaps=run.retrieval.gaps, limit=limit, max_chars=max_chars)
+
         try:
             with run.tracer.timed() as ms:
-                draft = structured(run.llm, msgs, prompts.AnswerDraft, max_tokens=600, validate=grounded)
+                msgs = fitted(run.llm, build, 600, limit=12, max_chars=300, schema=prompts.AnswerDraft)
+                # the passage numbers (and, for models that copy them, the ids) are the only citations
+                schema = prompts.draft_schema([*(str(i) for i in range(1, len(shown) + 1)),
+                                               *(e.chunk_id for e in shown)])
+                draft = structured(run.llm, msgs, schema, max_tokens=600, validate=grounded)
         except LLMFallback as exc:
             run.tracer.fallback("write", exc.reason)
             return base, False
         sentences = [AnswerSentence(text=_MARKERS.sub("", s.text).strip(),
-                                    citations=list(dict.fromkeys(s.citations))) for s in draft.sentences]
+                                    citations=list(dict.fromkeys(resolve(c) for c in s.citations)))
+                     for s in draft.sentences]
         cited = list(dict.fromkeys(c for s in sentences for c in s.citations))
         old = {c.chunk_id: c for c in base.citations}
         citations = [old.get(cid) or citation_of(by_id[cid]) for cid in cited]
