@@ -113,7 +113,9 @@ class Oracle:
             has = self._has(question, _field(user, "results"))
             verdict = has if right else not has
             shown = _field(user, "results").lower()
-            missing = next((t for t in terms if t not in shown), terms[0] if terms else question[:20])
+            # a model that knows the answer knows what the sources lack: a term they do not
+            # show, else the answer itself (what a strong model would describe in words)
+            missing = next((t for t in terms if t not in shown), parts[0][0] if parts else question[:20])
             if not right:
                 missing = terms[-1] if terms else "details"
             return {"coverage": 5 if verdict else 2, "timeliness": 4, "authority": 4,

@@ -90,3 +90,97 @@ def test_the_cap_counts_retries(make_runtime, script, max_calls):
     answer = Session(rt).ask(ANSWERABLE)
     assert answer.usage.llm_calls == len(llm.calls) == max_calls
     assert answer.status == "answered"
+
+
+# ---------------------------------------------------------------- a model's claims, cross-checked
+
+def test_a_sufficient_verdict_does_not_stop_the_search_short_of_the_rules(make_runtime, script):
+    llm = script({"SufficiencyJudgement": {"coverage": 5, "timeliness": 5, "authority": 5,
+                                           "verdict": "SUFFICIENT"},
+                  "RetrievalPlan": {"queries": ["生育 津贴"]}})
+    rt, retriever = make_runtime(llm=llm)
+    rules_rt, rules_retriever = make_runtime()
+    question = "北京市2023年退休人员住院报销比例是多少？"  # the corpus names no city: the rules search on
+    answer = Session(rt).ask(question)
+    expected = Session(rules_rt).ask(question)
+    # every search the rules run, runs (the model's plan adds its own beside them)
+    assert set(rules_retriever.queries) <= set(retriever.queries)
+    assert answer.status == expected.status
+    assert any("searching on" in e.fallback for e in events(answer, "fallback", "sufficiency"))
+
+
+def test_a_missing_element_the_sources_name_does_not_start_another_round(make_runtime, script):
+    llm = script({"SufficiencyJudgement": {"coverage": 2, "timeliness": 4, "authority": 4,
+                                           "verdict": "INSUFFICIENT", "missing": "报销比例"}})
+    rt, retriever = make_runtime(llm=llm)
+    answer = Session(rt).ask(ANSWERABLE)
+    assert len(retriever.queries) == 1 and answer.status == "answered"
+    [fallback] = events(answer, "fallback", "sufficiency")
+    assert "'报销比例' missing, but the sources name it" in fallback.fallback
+
+
+def test_no_retrieve_is_overruled_when_the_documents_answer(make_runtime, script):
+    llm = script({"RetrieveDecision": {"decision": "NO_RETRIEVE"}, "RouterOutput": "not json",
+                  "SufficiencyJudgement": {"coverage": 5, "timeliness": 5, "authority": 4, "verdict": "SUFFICIENT"}})
+    rt, _ = make_runtime(llm=llm)
+    answer = Session(rt).ask(ANSWERABLE)
+    assert answer.status == "answered" and "80%" in answer.text
+    assert any("the documents answer the question" in e.fallback
+               for e in events(answer, "fallback", "retrieve_or_not"))
+    unrelated = Session(rt).ask("今天心情怎么样")  # nothing in the documents: the model's skip stands
+    assert unrelated.status == "abstained" and not events(unrelated, "tool")
+
+
+# ---------------------------------------------------------------- prompts sized for the model
+
+def test_evidence_prompts_shrink_to_the_tokens_left_and_fall_back_when_nothing_fits(make_runtime, script):
+    from agentic_rag.models.llm import _estimate_messages, with_schema
+    from agentic_rag.runtime import prompts
+
+    sizes = []
+
+    def judge(messages):
+        sizes.append(_estimate_messages(messages))
+        return {"coverage": 5, "timeliness": 5, "authority": 4, "verdict": "SUFFICIENT"}
+
+    llm = script({"SufficiencyJudgement": judge})
+    llm.context_tokens = 500  # a small model: 500 tokens of context, 120 kept for the reply
+    rt, _ = make_runtime(llm=llm)
+    Session(rt).ask(ANSWERABLE)
+    assert sizes and sizes[0] <= 500 - 120
+    full = prompts.sufficiency_messages(*_route_and_evidence(rt, ANSWERABLE))
+    assert _estimate_messages(with_schema(full, prompts.SufficiencyJudgement)) > 500 - 120  # it did shrink
+
+    llm.context_tokens = 300  # not even one short quote fits: the rules judge, and say why
+    answer = Session(rt).ask(ANSWERABLE)
+    [fallback] = events(answer, "fallback", "sufficiency")
+    assert "the prompt needs more than the 180 tokens left for it" in fallback.fallback
+
+
+def _route_and_evidence(rt, question):
+    route = rt.router.route(question)
+    return route, rt.retriever.retrieve(route, 8)
+
+
+def test_the_writer_cites_numbered_quotes_and_its_schema_allows_only_those(make_runtime, script):
+    from agentic_rag.models.llm import schema_title
+
+    seen = {}
+
+    def writer(messages):
+        seen["prompt"] = messages
+        return {"sentences": [{"text": "住院报销比例为80%。", "citations": ["1"]}]}
+
+    steps = [{"thought": "s", "tool_calls": [{"tool": "semantic_search", "args": {"query": "住院 报销比例"}}]},
+             {"thought": "ok", "final": True, "confidence": 0.9}]
+    llm = script({"AgentStep": steps, "AnswerDraft": writer, "Verification": {"unsupported": []},
+                  "SufficiencyJudgement": {"coverage": 5, "timeliness": 5, "authority": 4, "verdict": "SUFFICIENT"}})
+    rt, _ = make_runtime(llm=llm)
+    answer = Session(rt).ask(ANSWERABLE, mode="react")
+    user = next(m["content"] for m in seen["prompt"] if m["role"] == "user")
+    assert "  [1] " in user and "citable: 1, 2" in user and ":a10:0]" not in user
+    assert schema_title(seen["prompt"]) == "AnswerDraft"
+    schema = seen["prompt"][-1]["content"]
+    assert '"enum":["1","2"' in schema  # a grammar-constrained model can cite nothing else
+    assert answer.text.startswith("住院报销比例为80%[1]")
+    assert answer.citations[0].chunk_id.endswith(":a10:0")
