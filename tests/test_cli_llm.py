@@ -79,3 +79,39 @@ def test_a_runaway_question_is_refused_with_one_line(index):
                          input=f"{'报销' * 1500}\n{QUESTION}\n\n")
     assert chat.exit_code == 0 and "runtime.max_question_chars" in chat.stderr
     assert [json.loads(line)["status"] for line in chat.stdout.splitlines()] == ["answered"]
+
+
+def test_ask_shows_each_fallback_and_the_wall_time_with_the_llm_calls(chat_server, index):
+    """A model that answers slowly with something that is not JSON: the printed answer is the
+    deterministic one, lists every gate that fell back and why, and its total counts the time
+    spent waiting for the model (the per-step times alone would hide it)."""
+    import time as _time
+
+    def slow_garbage(body):
+        _time.sleep(0.4)
+        return "This is a sample."
+
+    server = chat_server(slow_garbage)
+    args = ["ask", "报销比例是多少？", "--llm", "openai", "--llm-base-url", server.base_url,
+            "--llm-model", "m", "--index", str(index)]
+    shown = CliRunner().invoke(app, args)
+    assert shown.exit_code == 0, shown.output
+    text = shown.stdout
+    assert text.startswith("answered") and "90%" in text
+    section = text.split("Fallbacks", 1)[1]
+    calls = len(server.requests)
+    assert calls >= 2  # one gate asked, and asked again with the validation error
+    assert "invalid output" in section and "(after one retry)" in section
+    gates = [line.split(":", 1)[0].strip(" -") for line in section.splitlines() if line.startswith(" - ")]
+    assert gates and set(gates) <= {"retrieve_or_not", "plan", "sufficiency", "verify", "route"}
+    footer = text.strip().splitlines()[-1]
+    assert f"LLM {calls} calls" in footer
+    total = footer.rsplit("total", 1)[1].strip()
+    total_ms = float(total[:-2]) * 1000 if total.endswith(" s") else float(total.split()[0])
+    assert total_ms >= 400 * calls  # the model's time is in the total
+
+    as_json = json.loads(CliRunner().invoke(app, [*args, "--json"]).stdout)
+    assert [f["gate"] for f in as_json["fallbacks"]] == gates
+    assert all("invalid output" in f["reason"] for f in as_json["fallbacks"])
+    assert as_json["usage"]["llm_calls"] == calls and as_json["usage"]["wall_ms"] >= as_json["usage"]["llm_ms"] >= 400 * calls
+    assert sum(e["kind"] == "llm" for e in as_json["trace"]) == calls

@@ -357,9 +357,20 @@ def ask(question: str, llm_provider: str | None, llm_model: str | None, llm_base
         controls = {"retrieval": retrieval, "reflection": reflection, "latitude": latitude}
         answer = _session(engine, controls=controls).ask_interruptible(question)
     if as_json:
-        _dump(answer.model_dump(mode="json"))
+        _dump(answer_json(answer))
     else:
         render_answer(answer)
+
+
+def fallbacks_of(answer: Any) -> list[dict[str, str]]:
+    """Each place the rules decided instead of the LLM: ``{"gate", "reason"}`` in run order."""
+    return [{"gate": e.tool or "", "reason": e.fallback or e.detail}
+            for e in answer.trace if e.kind == "fallback"]
+
+
+def answer_json(answer: Any) -> dict[str, Any]:
+    """The ``--json`` form of an answer: the Answer itself plus its ``fallbacks`` listed."""
+    return {**answer.model_dump(mode="json"), "fallbacks": fallbacks_of(answer)}
 
 
 @app.command()
@@ -391,7 +402,7 @@ def chat(session_id: str | None, llm_provider: str | None, llm_model: str | None
                 continue
             answer = session.ask_interruptible(question)
             if as_json:
-                click.echo(json.dumps({"session_id": session.id, **answer.model_dump(mode="json")},
+                click.echo(json.dumps({"session_id": session.id, **answer_json(answer)},
                                       ensure_ascii=False, default=str))
             else:
                 render_answer(answer)
@@ -427,10 +438,24 @@ def render_answer(answer: Any) -> None:
         out.print("\n[bold]Not found[/bold]")
         for g in answer.gaps:
             out.print(f" - {escape(g)}")
+    fallbacks = fallbacks_of(answer)
+    if fallbacks:
+        out.print("\n[bold]Fallbacks[/bold] [dim](the rules decided instead of the LLM)[/dim]")
+        for f in fallbacks:
+            out.print(f" - {escape(f['gate'])}: {escape(_clip(f['reason'], 300))}")
+    u = answer.usage
     # top-level steps only: a search's own legs (retrieve events) are inside its tool time
     top = [e for e in answer.trace if e.kind in ("route", "tool", "reason")]
     steps = ", ".join(f"{e.tool or e.kind} {e.duration_ms:.0f} ms" for e in top)
-    out.print(f"\n[dim]{steps} · total {sum(e.duration_ms for e in top):.0f} ms[/dim]")
+    if u.llm_calls:
+        steps += (f", LLM {u.llm_calls} call{'s' if u.llm_calls != 1 else ''} "
+                  f"{u.prompt_tokens + u.completion_tokens} tokens {_ms(u.llm_ms)}")
+    wall = u.wall_ms or sum(e.duration_ms for e in top)
+    out.print(f"\n[dim]{steps} · total {_ms(wall)}[/dim]")
+
+
+def _ms(ms: float) -> str:
+    return f"{ms / 1000:.1f} s" if ms >= 10_000 else f"{ms:.0f} ms"
 
 
 @app.command()

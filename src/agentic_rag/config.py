@@ -135,8 +135,13 @@ class LLMSettings(_Section):
     model: str | None = None
     base_url: str | None = None
     api_key: SecretStr | None = None
-    #: per HTTP call; bounded (inf or hours are refused), and runtime.deadline_s caps a question
+    #: per LLM call, any provider (a call still running then is abandoned: that gate's
+    #: deterministic result is used and the rest of the question runs without the LLM); bounded
+    #: (inf or hours are refused), and runtime.deadline_s caps a question
     timeout_s: float = Field(60.0, gt=0, le=600)
+    #: the model's context window in tokens; prompts are cut to fit it with room for the reply.
+    #: None: the local model's own (4096), or 8192 for an OpenAI-compatible server
+    context_tokens: int | None = Field(None, ge=512, le=2_000_000)
     max_retries: int = Field(2, ge=0, le=10)
     #: a reply is read in pieces and refused (invalid output, deterministic fallback) past this
     max_reply_chars: int = Field(32_000, ge=100, le=10_000_000)
@@ -169,6 +174,8 @@ class RuntimeSettings(_Section):
     mode: Literal["pipeline", "react", "plan"] = "pipeline"
     max_steps: int = Field(6, ge=1, le=50)
     max_tokens: int = Field(8000, ge=100)
+    #: LLM calls per question; past it every gate uses its deterministic rules (a fallback event)
+    max_llm_calls: int = Field(8, ge=1, le=200)
     tool_timeout_s: float = Field(5.0, gt=0, le=600)
     sufficiency_threshold: float = Field(0.6, ge=0, le=1, description="stop retrieving at this confidence")
     #: per question: past it the LLM is no longer waited for and the deterministic answer from

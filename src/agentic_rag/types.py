@@ -229,6 +229,8 @@ class Usage(BaseModel):
     completion_tokens: int = 0
     tool_calls: int = 0
     retrieval_rounds: int = 0
+    llm_ms: float = 0.0  # time spent waiting for LLM calls
+    wall_ms: float = 0.0  # the whole run, LLM calls included
 
 
 class Answer(BaseModel):

@@ -37,6 +37,10 @@ def test_structured_output_uses_json_schema_then_downgrades_once_when_refused(ch
     assert llm.complete(MSGS, RetrieveDecision).parsed.decision == "RETRIEVE"
     formats = [(b.get("response_format") or {}).get("type") for _, b in server.requests]
     assert formats == ["json_schema", "json_object", "json_object"]  # the refusal is remembered
+    # by the process: a new client of the same server and model does not probe again
+    assert OpenAILLM(server.base_url, "m").complete(MSGS, RetrieveDecision).parsed.decision == "RETRIEVE"
+    assert (server.requests[-1][1].get("response_format") or {}).get("type") == "json_object"
+    assert len(server.requests) == 4
     # JSON mode needs the word JSON in the prompt; the schema is spelled out for small models
     assert "JSON schema" in server.requests[1][1]["messages"][-1]["content"]
 

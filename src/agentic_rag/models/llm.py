@@ -149,6 +149,18 @@ def schema_instruction(schema: type[BaseModel]) -> str:
             "JSON 对象:\n" + json.dumps(compact, ensure_ascii=False, separators=(",", ":")))
 
 
+def schema_title(messages: Messages) -> str:
+    """The title of the schema a structured prompt asks for (from the note
+    :func:`with_schema` appends), or "" for free text: how scripted models tell prompts apart."""
+    for m in reversed(messages):
+        if m["role"] == "system" and "JSON schema" in m["content"]:
+            try:
+                return json.loads(m["content"].split("\n", 1)[1]).get("title", "")
+            except (IndexError, ValueError, AttributeError):
+                return ""
+    return ""
+
+
 def with_schema(messages: Messages, schema: type[BaseModel] | None) -> Messages:
     if schema is None:
         return list(messages)
@@ -210,7 +222,7 @@ class OpenAILLM:
 
     def __init__(self, base_url: str, model: str, api_key: SecretStr | str | None = None, *,
                  timeout_s: float = 60.0, max_retries: int = 2, backoff_s: float = 0.5,
-                 stream: bool = False, max_reply_chars: int = 32_000,
+                 stream: bool = False, max_reply_chars: int = 32_000, context_tokens: int = 8192,
                  transport: httpx.BaseTransport | None = None) -> None:
         if not 0 < timeout_s <= MAX_TIMEOUT_S:
             raise ConfigError(f"llm.timeout_s must be in (0, {MAX_TIMEOUT_S:g}] seconds, got {timeout_s!r}")
@@ -223,6 +235,8 @@ class OpenAILLM:
         self.base_url = base_url.rstrip("/")
         self.model = model
         self.name = f"openai:{model}"
+        #: the context window prompts are sized for (llm.context_tokens; the server does not say)
+        self.context_tokens = context_tokens
         self._key = api_key if isinstance(api_key, SecretStr) or api_key is None else SecretStr(api_key)
         self.max_retries = max_retries
         self.backoff_s = backoff_s
@@ -233,8 +247,11 @@ class OpenAILLM:
         # stream every completion over SSE: long generations stay alive behind proxies that cut
         # connections idle for longer than their timeout
         self.always_stream = stream
-        # which response_format the server accepted; downgraded on the first 400 that names it
-        self._format_level = 0  # 0 json_schema, 1 json_object, 2 none
+        # which response_format the server accepts: probed by the first structured call (a 400
+        # naming it downgrades) and remembered for the process, so later clients of the same
+        # server and model (one per engine, per worker) do not pay the refused request again
+        self._format_key = (self.base_url, model)
+        self._format_level = _FORMAT_LEVELS.get(self._format_key, 0)  # 0 json_schema, 1 json_object, 2 none
         headers = {"Content-Type": "application/json"}
         if self._key is not None and self._key.get_secret_value():
             headers["Authorization"] = f"Bearer {self._key.get_secret_value()}"
@@ -264,7 +281,8 @@ class OpenAILLM:
             except _FormatRejected:
                 if schema is None or self._format_level >= 2:
                     raise LLMError(f"{self.base_url}: request rejected (HTTP 400)") from None
-                self._format_level += 1  # remembered for every later call
+                self._format_level += 1  # remembered for every later call, by every client
+                _FORMAT_LEVELS[self._format_key] = self._format_level
         completion.text = self._redact(completion.text)
         if schema is not None:
             completion.parsed = parse_output(completion.text, schema)
@@ -438,6 +456,10 @@ class OpenAILLM:
             yield buffer.decode("utf-8", "replace").rstrip("\r")
 
 
+#: (base_url, model) -> the response_format level the server accepted (see OpenAILLM)
+_FORMAT_LEVELS: dict[tuple[str, str], int] = {}
+
+
 class _FormatRejected(Exception):
     """The server refused the requested response_format (downgrade and retry)."""
 
@@ -530,6 +552,7 @@ class LocalLLM:
             raise ConfigError(f"llm.model: GGUF file not found: {path}")
         self.model_path = path
         self.name = f"local:{path.name}"
+        self.context_tokens = n_ctx
         self._lock = threading.Lock()
         try:
             self._llama = _load_llama(path, n_ctx=n_ctx, n_threads=n_threads, seed=seed, verbose=False,
@@ -632,26 +655,48 @@ class ScriptedLLM:
 
 # --------------------------------------------------------------------------- metering + factory
 
-class MeteredLLM:
-    """Wraps an LLM for one run: counts calls and tokens into a :class:`Usage`, refuses calls once
-    the token budget is spent or the run's ``deadline`` (a :func:`time.monotonic` instant) has
-    passed, and trips a breaker after a transport failure so a dead endpoint costs one timeout
-    per run, not one per gate.
+class LLMCall(BaseModel):
+    """One call a :class:`MeteredLLM` made (or refused): what it asked for, what it cost, how it
+    ended. ``outcome`` is ``ok``, ``invalid`` (unusable reply), ``timeout``, ``error`` or
+    ``refused`` (a cap was reached, so no call was made)."""
 
-    With a deadline, each call runs in a daemon thread and is abandoned when the deadline comes
-    first (the thread finishes on its own within the provider's timeouts; the process never
-    waits for it). A reply longer than ``max_reply_chars`` is an :class:`OversizedReply`,
-    whatever the provider; an unusable reply is charged at most the ``max_tokens`` it was asked
-    for, so one runaway reply cannot spend the whole budget."""
+    schema_name: str = ""
+    prompt_tokens: int = 0
+    completion_tokens: int = 0
+    ms: float = 0.0
+    outcome: str = "ok"
+    reason: str = ""
+
+
+class MeteredLLM:
+    """Wraps an LLM for one run: counts calls, tokens and time into a :class:`Usage`, refuses
+    calls once the token budget is spent, ``max_calls`` calls were made or the run's
+    ``deadline`` (a :func:`time.monotonic` instant) has passed, and trips a breaker after a
+    transport failure or a timed-out call so a dead or slow model costs one timeout per run,
+    not one per gate.
+
+    Each call runs under ``call_timeout_s`` (and the deadline, whichever comes first): it runs in
+    a daemon thread and is abandoned when the time is up (the thread finishes on its own within
+    the provider's timeouts; the process never waits for it). A reply longer than
+    ``max_reply_chars`` is an :class:`OversizedReply`, whatever the provider; an unusable reply
+    is charged at most the ``max_tokens`` it was asked for, so one runaway reply cannot spend
+    the whole budget. ``on_call(LLMCall)`` is told about every call (the runtime turns each into
+    an ``llm`` trace event with its tokens and time)."""
 
     def __init__(self, llm: LLM, *, max_tokens: int | None = None, deadline: float | None = None,
-                 max_reply_chars: int | None = None) -> None:
+                 max_reply_chars: int | None = None, max_calls: int | None = None,
+                 call_timeout_s: float | None = None,
+                 on_call: Callable[[LLMCall], None] | None = None) -> None:
         self.inner = llm
         self.name = llm.name
         self.usage = Usage()
         self.max_tokens = max_tokens
         self.deadline = deadline
         self.max_reply_chars = max_reply_chars
+        self.max_calls = max_calls
+        self.call_timeout_s = call_timeout_s
+        self.on_call = on_call
+        self.calls: list[LLMCall] = []
         self.down: str | None = None  # why the endpoint is considered unavailable
         self._lock = threading.Lock()
 
@@ -659,8 +704,20 @@ class MeteredLLM:
     def tokens(self) -> int:
         return self.usage.prompt_tokens + self.usage.completion_tokens
 
+    @property
+    def context_tokens(self) -> int | None:
+        """The wrapped model's context window, when it declares one."""
+        return getattr(self.inner, "context_tokens", None)
+
     def budget_left(self) -> int | None:
         return None if self.max_tokens is None else self.max_tokens - self.tokens
+
+    def prompt_budget(self, max_output: int) -> int | None:
+        """How many prompt tokens the next call may take with room for ``max_output`` of reply:
+        the model's context window and the run's token budget, whichever is smaller (None:
+        neither is known)."""
+        caps = [c - max_output for c in (self.context_tokens, self.budget_left()) if c is not None]
+        return max(0, min(caps)) if caps else None
 
     def unavailable(self) -> str | None:
         """Why no further call should be made, or None."""
@@ -671,17 +728,26 @@ class MeteredLLM:
         left = self.budget_left()
         if left is not None and left <= 0:
             return f"token budget of {self.max_tokens} spent"
+        if self.max_calls is not None and self.usage.llm_calls >= self.max_calls:
+            return f"LLM call cap of {self.max_calls} reached"
         return None
 
     def complete(self, messages: Messages, schema: type[BaseModel] | None = None, *,
                  max_tokens: int = 512, temperature: float = 0.0,
                  stream: bool = False) -> Completion:
+        name = schema.__name__ if schema is not None else "text"
         reason = self.unavailable()
         if reason:
+            self._record(LLMCall(schema_name=name, outcome="refused", reason=reason), count=False)
             raise LLMFallback(reason)
         left = self.budget_left()
         if left is not None:
             max_tokens = max(16, min(max_tokens, left))
+        start = time.perf_counter()
+
+        def ms() -> float:
+            return round((time.perf_counter() - start) * 1000.0, 1)
+
         try:
             out = self._call(lambda: self.inner.complete(messages, schema, max_tokens=max_tokens,
                                                          temperature=temperature, stream=stream))
@@ -689,34 +755,52 @@ class MeteredLLM:
                 raise OversizedReply(f"reply larger than {self.max_reply_chars} characters",
                                      out.text[:2000])
         except InvalidOutput as exc:
-            with self._lock:  # the call happened and cost tokens even though it was unusable
-                self.usage.llm_calls += 1
-                self.usage.prompt_tokens += _estimate_messages(with_schema(messages, schema))
-                self.usage.completion_tokens += min(max_tokens, estimate_tokens(exc.text))
+            # the call happened and cost tokens even though it was unusable
+            self._record(LLMCall(schema_name=name, outcome="invalid", reason=str(exc), ms=ms(),
+                                 prompt_tokens=_estimate_messages(with_schema(messages, schema)),
+                                 completion_tokens=min(max_tokens, estimate_tokens(exc.text))))
             raise
-        except _PastDeadline:
-            with self._lock:
-                self.usage.llm_calls += 1
-            raise LLMFallback("no reply before the question deadline") from None
+        except _PastDeadline as exc:
+            why = exc.args[0] if exc.args else "no reply before the question deadline"
+            if exc.per_call:  # a model this slow once is as slow for the next gate
+                self.down = why
+            self._record(LLMCall(schema_name=name, outcome="timeout", reason=why, ms=ms()))
+            raise LLMFallback(why) from None
         except LLMError as exc:
-            with self._lock:
-                self.usage.llm_calls += 1
-                self.down = redact(f"LLM unavailable: {exc}")
+            self.down = redact(f"LLM unavailable: {exc}")
+            self._record(LLMCall(schema_name=name, outcome="error", reason=self.down, ms=ms()))
             raise
-        with self._lock:
-            self.usage.llm_calls += 1
-            self.usage.prompt_tokens += out.prompt_tokens
-            self.usage.completion_tokens += out.completion_tokens
+        self._record(LLMCall(schema_name=name, prompt_tokens=out.prompt_tokens,
+                             completion_tokens=out.completion_tokens, ms=ms()))
         return out
+
+    def _record(self, call: LLMCall, *, count: bool = True) -> None:
+        with self._lock:
+            self.calls.append(call)
+            if count:
+                self.usage.llm_calls += 1
+                self.usage.prompt_tokens += call.prompt_tokens
+                self.usage.completion_tokens += call.completion_tokens
+                self.usage.llm_ms = round(self.usage.llm_ms + call.ms, 1)
+        if self.on_call is not None:
+            self.on_call(call)
 
     def stream(self, messages: Messages, *, max_tokens: int = 512,
                temperature: float = 0.0) -> Iterator[str]:
         return self.inner.stream(messages, max_tokens=max_tokens, temperature=temperature)
 
     def _call(self, fn: Callable[[], Completion]) -> Completion:
-        """``fn()``, or :class:`_PastDeadline` when the deadline comes first."""
-        if self.deadline is None:
+        """``fn()``, or :class:`_PastDeadline` when the call timeout or the deadline comes first."""
+        limits = []
+        if self.deadline is not None:
+            limits.append((self.deadline - time.monotonic(), False, "no reply before the question deadline"))
+        if self.call_timeout_s is not None:
+            limits.append((self.call_timeout_s, True,
+                           f"no reply within the per-call timeout of {self.call_timeout_s:g} s "
+                           f"(llm.timeout_s): the rest of the run is deterministic"))
+        if not limits:
             return fn()
+        wait, per_call, why = min(limits)
         box: dict[str, Any] = {}
 
         def work() -> None:
@@ -727,16 +811,21 @@ class MeteredLLM:
 
         worker = threading.Thread(target=work, name="arag-llm-call", daemon=True)
         worker.start()
-        worker.join(max(0.0, self.deadline - time.monotonic()))
+        worker.join(max(0.0, wait))
         if worker.is_alive():
-            raise _PastDeadline()
+            raise _PastDeadline(why, per_call)
         if "error" in box:
             raise box["error"]
         return box["out"]
 
 
 class _PastDeadline(Exception):
-    """A call was still running when the run's deadline came (it is abandoned)."""
+    """A call was still running when the run's deadline or its own timeout came (it is
+    abandoned); ``per_call`` says which."""
+
+    def __init__(self, why: str, per_call: bool) -> None:
+        super().__init__(why)
+        self.per_call = per_call
 
 
 def structured(llm: LLM, messages: Messages, schema: type[BaseModel], *,
@@ -786,9 +875,10 @@ def make_llm(settings: Any) -> LLM | None:
         return OpenAILLM(llm_settings.base_url or "https://api.openai.com/v1",
                          llm_settings.model or "", llm_settings.api_key,
                          timeout_s=llm_settings.timeout_s, max_retries=llm_settings.max_retries,
-                         max_reply_chars=llm_settings.max_reply_chars)
+                         max_reply_chars=llm_settings.max_reply_chars,
+                         context_tokens=llm_settings.context_tokens or 8192)
     if provider == "local":
-        return LocalLLM(llm_settings.model or None)
+        return LocalLLM(llm_settings.model or None, n_ctx=llm_settings.context_tokens or 4096)
     if provider == "scripted":
         raise ConfigError("llm.provider='scripted' is for tests: build ScriptedLLM(fn) in code")
     raise ConfigError(f"unknown llm.provider {provider!r}")

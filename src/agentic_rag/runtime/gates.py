@@ -53,6 +53,7 @@ class Gates:
         self.max_tokens = max_tokens
         #: the Reasoner's sentence-level fact check (``Reasoner.verify``), the rules of gate 4
         self.fact_check = fact_check
+        self.declined_by_llm = False
 
     # -- 1. retrieve or not
     def should_retrieve(self, route: RouteDecision) -> bool:
@@ -72,6 +73,8 @@ class Gates:
             self.tracer.fallback("retrieve_or_not", exc.reason, args={"decision": _decision(rules)})
             return rules
         decision = out.decision == "RETRIEVE"
+        #: the model declined a search the rules would run: the runtime checks the documents
+        self.declined_by_llm = not decision
         self.tracer.emit("gate", tool="retrieve_or_not", args={"decision": out.decision},
                          duration_ms=ms(), detail="llm")
         return decision
@@ -96,32 +99,64 @@ class Gates:
         except LLMFallback as exc:
             self.tracer.fallback("plan", exc.reason, args={"queries": rules})
             return rules
-        queries = _dedupe(out.queries)[:3]
+        # the rules' narrower query runs too: a plan that misses the point then costs a
+        # search, not the round
+        ran = {normalize_query(q) for q in already_run}
+        queries = [q for q in _dedupe([*rules[:1], *out.queries]) if normalize_query(q) not in ran][:3]
         self.tracer.emit("gate", tool="plan", args={"queries": queries}, duration_ms=ms(), detail="llm")
         return queries
 
     # -- 3. sufficiency
     def sufficiency(self, route: RouteDecision, evidence: Sequence[Evidence]) -> Sufficiency:
+        """Rules: :func:`sufficiency_rules`. The LLM judges only when the rules are unsure: with
+        no evidence there is nothing to judge, and when every anchor and key term is covered by
+        sources in force with a named issuer (all three scores at the top) a model could only
+        agree or second-guess clear evidence. A question without anchors (no entity, place,
+        clause, person or year) is never "all covered": its terms alone say little."""
         rules = sufficiency_rules(route, evidence)
         if self.llm is None or not evidence:
             self._emit_sufficiency(rules, 0.0, evidence)
             return rules
+        if rules.sufficient and rules.coverage == 5 and rules.timeliness == 5 and rules.authority == 5 \
+                and _every_anchor_found(route, evidence):
+            self._emit_sufficiency(rules, 0.0, evidence, detail="rules (confident: all covered)")
+            return rules
+        focus = key_terms(route.query or route.question)
         try:
             with self.tracer.timed() as ms:
-                out = structured(self.llm, prompts.sufficiency_messages(
-                                     route, evidence, key_terms(route.query or route.question)),
-                                 prompts.SufficiencyJudgement, max_tokens=120)
+                msgs = fitted(self.llm, lambda n, c: prompts.sufficiency_messages(
+                                  route, evidence, focus, limit=n, max_chars=c),
+                              120, limit=6, max_chars=300, schema=prompts.SufficiencyJudgement)
+                out = structured(self.llm, msgs, prompts.SufficiencyJudgement, max_tokens=120)
         except LLMFallback as exc:
             self.tracer.fallback("sufficiency", exc.reason, confidence=rules.confidence,
                                  args={"verdict": rules.verdict, "missing": rules.missing})
             return rules
         judged = Sufficiency(**out.model_dump(), source="llm")
+        if judged.sufficient and not rules.sufficient:
+            # a wrong SUFFICIENT ends the search before the answer is found and nothing after it
+            # can tell; a wrong INSUFFICIENT costs one narrower round. So the model may ask for
+            # more than the rules, never stop short of them.
+            self._emit_sufficiency(judged, ms(), evidence)
+            self.tracer.fallback("sufficiency", f"the LLM called the evidence sufficient; the rules "
+                                                f"still miss {rules.missing!r}: searching on",
+                                 confidence=rules.confidence,
+                                 args={"verdict": rules.verdict, "missing": rules.missing})
+            return rules
+        if not judged.sufficient and rules.sufficient and _named_in(judged.missing, evidence):
+            # "X is missing" while X is right there in the sources: the claim is checkable and false
+            self._emit_sufficiency(judged, ms(), evidence)
+            self.tracer.fallback("sufficiency", f"the LLM called {judged.missing!r} missing, but the "
+                                                f"sources name it: the rules' SUFFICIENT stands",
+                                 confidence=rules.confidence, args={"verdict": rules.verdict})
+            return rules
         self._emit_sufficiency(judged, ms(), evidence)
         return judged
 
-    def _emit_sufficiency(self, s: Sufficiency, ms: float, evidence: Sequence[Evidence]) -> None:
+    def _emit_sufficiency(self, s: Sufficiency, ms: float, evidence: Sequence[Evidence], *,
+                          detail: str = "") -> None:
         self.tracer.emit("gate", tool="sufficiency", duration_ms=ms, confidence=s.confidence,
-                         evidence_ids=[e.chunk_id for e in evidence][:10], detail=s.source,
+                         evidence_ids=[e.chunk_id for e in evidence][:10], detail=detail or s.source,
                          args={"verdict": s.verdict, "coverage": s.coverage, "timeliness": s.timeliness,
                                "authority": s.authority, "missing": s.missing})
 
@@ -156,8 +191,11 @@ class Gates:
 
         try:
             with self.tracer.timed() as ms:
-                out = structured(self.llm, prompts.verify_messages(answer.question or "", pairs, evidence),
-                                 prompts.Verification, max_tokens=self.max_tokens, validate=check)
+                msgs = fitted(self.llm, lambda n, c: prompts.verify_messages(
+                                  answer.question or "", pairs, evidence, limit=n, max_chars=c),
+                              self.max_tokens, limit=10, max_chars=400, schema=prompts.Verification)
+                out = structured(self.llm, msgs, prompts.Verification, max_tokens=self.max_tokens,
+                                 validate=check)
         except LLMFallback as exc:
             self.tracer.fallback("verify", exc.reason)
             return self._finish_verify(answer, checked, by_id, "rules", "", 0.0)
@@ -166,6 +204,11 @@ class Gates:
         for i, (orig, rule_checked) in enumerate(zip(answer.sentences, checked), 1):
             if i not in out.unsupported and i not in fixes:
                 result.append(rule_checked)
+                continue
+            if rule_checked.supported and not written_by_llm:
+                # the source's own words, confirmed by the rules: a model may doubt them (the
+                # sentence is flagged) but not swap in other words, which would be less grounded
+                result.append(rule_checked.model_copy(update={"supported": False}))
                 continue
             fix = fixes.get(i)
             cited = [by_id[c] for c in (fix.evidence_ids if fix else []) if c in by_id]
@@ -212,6 +255,38 @@ class Gates:
         text = compose_text(sentences, citations, answer.question or answer.text)
         return answer.model_copy(update={"sentences": sentences, "status": status, "text": text,
                                          "citations": citations})
+
+
+def fitted(llm: LLM, build: Callable[[int, int], prompts.Messages], max_output: int, *,
+           limit: int, max_chars: int, schema: type | None = None) -> prompts.Messages:
+    """The prompt ``build(limit, max_chars)`` sized to the tokens ``llm`` has left for it
+    (:meth:`MeteredLLM.prompt_budget`); :class:`LLMFallback` when no form of it fits."""
+    budget_of = getattr(llm, "prompt_budget", None)
+    budget = budget_of(max_output) if budget_of is not None else None
+    try:
+        return prompts.fit_prompt(build, budget, limit=limit, max_chars=max_chars, schema=schema)
+    except prompts.PromptTooLarge as exc:
+        raise LLMFallback(str(exc)) from None
+
+
+def _named_in(missing: str, evidence: Sequence[Evidence]) -> bool:
+    """Whether every key term of ``missing`` appears in the top sources."""
+    terms = key_terms(missing)
+    if not terms:
+        return False
+    seen = " ".join(f"{e.chunk.title} {e.chunk.clause or ''} {e.chunk.text}" for e in list(evidence)[:8]).lower()
+    return all(t.lower() in seen for t in terms)
+
+
+def _every_anchor_found(route: RouteDecision, evidence: Sequence[Evidence]) -> bool:
+    """Whether the question has anchors and each one appears, verbatim, in the top sources
+    (title, clause, text, dates or version)."""
+    wanted = [a.lower() for a in anchors(route) if a]
+    if not wanted:
+        return False
+    seen = " ".join(f"{c.title} {c.clause or ''} {c.text} {c.publish_date or ''} {c.effective_date or ''} "
+                    f"{c.version or ''}" for c in (e.chunk for e in list(evidence)[:8])).lower()
+    return all(a in seen for a in wanted)
 
 
 def _decision(flag: bool) -> str:

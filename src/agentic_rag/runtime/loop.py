@@ -38,9 +38,9 @@ from pydantic import BaseModel, Field
 
 from agentic_rag.runtime import prompts
 from agentic_rag.agents.sufficiency import Sufficiency, key_terms, sufficiency_rules
-from agentic_rag.runtime.gates import (Gates, citation_of, compose_text,
+from agentic_rag.runtime.gates import (Gates, citation_of, compose_text, fitted,
                                       normalize_query, plan_rules)
-from agentic_rag.models.llm import LLM, LLMFallback, MeteredLLM, structured
+from agentic_rag.models.llm import LLM, LLMCall, LLMFallback, MeteredLLM, redact, structured
 from agentic_rag.runtime.memory import QueryRecord, SessionState
 from agentic_rag.runtime.tools import Observation, StructuredQueries, ToolRegistry, builtin_tools
 from agentic_rag.runtime.trace import Tracer
@@ -56,6 +56,8 @@ class Limits(BaseModel):
     max_steps: int = Field(6, ge=1, le=50)
     max_rounds: int = Field(3, ge=1, le=10)
     max_tokens: int = Field(8000, ge=100, description="LLM token budget per question")
+    max_llm_calls: int = Field(8, ge=1, le=200, description="LLM calls per question")
+    llm_timeout_s: float = Field(60.0, gt=0, le=600, description="per LLM call")
     tool_timeout_s: float = Field(5.0, gt=0)
     sufficiency_threshold: float = Field(0.6, ge=0, le=1)
     k: int = Field(8, ge=1, le=50, description="evidence handed to the Reasoner")
@@ -79,6 +81,7 @@ class Limits(BaseModel):
     def from_settings(cls, settings: Any) -> "Limits":
         rt, rv = settings.runtime, settings.retrieval
         return cls(max_steps=rt.max_steps, max_tokens=rt.max_tokens, tool_timeout_s=rt.tool_timeout_s,
+                   max_llm_calls=rt.max_llm_calls, llm_timeout_s=settings.llm.timeout_s,
                    sufficiency_threshold=rt.sufficiency_threshold, max_rounds=rv.max_rounds, k=rv.k,
                    deadline_s=rt.deadline_s, max_question_chars=rt.max_question_chars,
                    max_query_chars=rt.max_query_chars, max_reply_chars=settings.llm.max_reply_chars)
@@ -235,7 +238,10 @@ class AgentRuntime:
         if chosen is not None:
             meter = MeteredLLM(chosen, max_tokens=self.limits.max_tokens,
                                deadline=time.monotonic() + deadline_s,
-                               max_reply_chars=self.limits.max_reply_chars)
+                               max_reply_chars=self.limits.max_reply_chars,
+                               max_calls=self.limits.max_llm_calls,
+                               call_timeout_s=self.limits.llm_timeout_s,
+                               on_call=lambda call: _trace_call(tracer, meter, call))
         gates = Gates(meter, tracer, fact_check=getattr(self.reasoner, "verify", None))
         run = _Run(question, state, tracer, gates, meter, abort or threading.Event(),
                    deadline_s=deadline_s, max_query_chars=self.limits.max_query_chars)
@@ -248,7 +254,7 @@ class AgentRuntime:
             standalone = self._contextualize(run, question, history)
             route = _clip_route(run, self._route(run, standalone))
             run.route = route
-            if not run.gates.should_retrieve(route):
+            if not run.gates.should_retrieve(route) and not self._documents_cover(run, route):
                 answer = _no_retrieval_answer(route)
             elif mode == "pipeline":
                 answer = self._pipeline(run, route)
@@ -284,6 +290,21 @@ class AgentRuntime:
             return rules
         run.tracer.emit("contextualize", args={"question": out.question}, detail="llm")
         return out.question
+
+    def _documents_cover(self, run: _Run, route: RouteDecision) -> bool:
+        """After the LLM declined a search the rules would run: whether one search finds
+        sources the Reasoner answers from, in which case the documents win and a ``fallback``
+        event says so. A wrong skip would lose the answer; the check costs one search and one
+        extractive answer, and only where the model and the rules disagree."""
+        if not run.gates.declined_by_llm:
+            return False
+        probe = list(self.retriever.retrieve(route, k=self.limits.k))
+        if not probe or self.reasoner.reason(route.question or run.question, route, probe).status == "abstained":
+            return False
+        run.tracer.fallback("retrieve_or_not", "the LLM said NO_RETRIEVE, but the documents answer "
+                                               "the question: retrieving",
+                            args={"decision": "RETRIEVE"}, evidence_ids=[e.chunk_id for e in probe][:10])
+        return True
 
     def _route(self, run: _Run, question: str) -> RouteDecision:
         """The deterministic Router first; the LLM router is consulted only when the rules fell
@@ -606,26 +627,45 @@ class AgentRuntime:
         """(answer, whether the LLM wrote it)."""
         by_id = {e.chunk_id: e for e in evidence}
         losers = {v.chunk_id for c in base.conflicts for v in c.values if v.chunk_id != c.winner}
+        shown: list[Evidence] = []
+
+        def resolve(cite: str) -> str:
+            """A cited passage number ("2", "[2]") as its chunk id; a chunk id as itself."""
+            bare = cite.strip().strip("[]")
+            if bare.isdigit() and 1 <= int(bare) <= len(shown):
+                return shown[int(bare) - 1].chunk_id
+            return cite
 
         def grounded(draft: prompts.AnswerDraft) -> None:
             for s in draft.sentences:
-                unknown = [c for c in s.citations if c not in by_id]
+                ids = [resolve(c) for c in s.citations]
+                unknown = [c for c, i in zip(s.citations, ids) if i not in by_id]
                 if unknown:
-                    raise ValueError(f"citations {unknown} are not passage ids")
-                if losers and set(s.citations) <= losers:
+                    raise ValueError(f"citations {unknown} are not passage numbers")
+                if losers and set(ids) <= losers:
                     raise ValueError(f"sentence {s.text[:30]!r} cites only the losing side of a conflict")
 
-        msgs = prompts.writer_messages(run.route.question if run.route else run.question, evidence,
-                                       conflicts=base.conflicts,
-                                       facts=[f.text for f in run.retrieval.facts], gaps=run.retrieval.gaps)
+        question = run.route.question if run.route else run.question
+        facts = [f.text for f in run.retrieval.facts]
+
+        def build(limit: int, max_chars: int) -> prompts.Messages:
+            shown[:] = evidence[:limit]
+            return prompts.writer_messages(question, shown, conflicts=base.conflicts, facts=facts,
+                                           gaps=run.retrieval.gaps, limit=limit, max_chars=max_chars)
+
         try:
             with run.tracer.timed() as ms:
-                draft = structured(run.llm, msgs, prompts.AnswerDraft, max_tokens=600, validate=grounded)
+                msgs = fitted(run.llm, build, 600, limit=12, max_chars=300, schema=prompts.AnswerDraft)
+                # the passage numbers (and, for models that copy them, the ids) are the only citations
+                schema = prompts.draft_schema([*(str(i) for i in range(1, len(shown) + 1)),
+                                               *(e.chunk_id for e in shown)])
+                draft = structured(run.llm, msgs, schema, max_tokens=600, validate=grounded)
         except LLMFallback as exc:
             run.tracer.fallback("write", exc.reason)
             return base, False
         sentences = [AnswerSentence(text=_MARKERS.sub("", s.text).strip(),
-                                    citations=list(dict.fromkeys(s.citations))) for s in draft.sentences]
+                                    citations=list(dict.fromkeys(resolve(c) for c in s.citations)))
+                     for s in draft.sentences]
         cited = list(dict.fromkeys(c for s in sentences for c in s.citations))
         old = {c.chunk_id: c for c in base.citations}
         citations = [old.get(cid) or citation_of(by_id[cid]) for cid in cited]
@@ -796,7 +836,9 @@ class AgentRuntime:
         usage = Usage(llm_calls=llm_usage.llm_calls + answer.usage.llm_calls,
                       prompt_tokens=llm_usage.prompt_tokens + answer.usage.prompt_tokens,
                       completion_tokens=llm_usage.completion_tokens + answer.usage.completion_tokens,
-                      tool_calls=run.tool_calls, retrieval_rounds=run.retrieval.rounds)
+                      tool_calls=run.tool_calls, retrieval_rounds=run.retrieval.rounds,
+                      llm_ms=round(llm_usage.llm_ms + answer.usage.llm_ms, 1),
+                      wall_ms=round((time.monotonic() - run.started) * 1000.0, 1))
         return answer.model_copy(update={"question": run.question, "text": text, "gaps": gaps,
                                          "trace": list(run.tracer.events), "usage": usage,
                                          "route": answer.route or run.route})
@@ -818,6 +860,21 @@ class AgentRuntime:
 
 
 # ---------------------------------------------------------------------- helpers
+
+def _trace_call(tracer: Tracer, meter: MeteredLLM | None, call: LLMCall) -> None:
+    """One ``llm`` trace event per LLM call made: the prompt it answered (by its schema), its
+    tokens, time and outcome, and the run's tokens so far. Refused calls make none (the gate's
+    ``fallback`` event says why)."""
+    if call.outcome == "refused":
+        return
+    args: dict[str, Any] = {"prompt_tokens": call.prompt_tokens, "completion_tokens": call.completion_tokens,
+                            "outcome": call.outcome}
+    if meter is not None:
+        args["run_tokens"] = meter.tokens
+        args["run_calls"] = meter.usage.llm_calls
+    tracer.emit("llm", tool=call.schema_name, duration_ms=call.ms, args=args,
+                detail=redact(call.outcome + (f": {call.reason}" if call.reason else "")))
+
 
 _FOLLOWUP = re.compile(r"^\s*(那|那么|还有|另外|再问|它|这个|该|如果是|要是|and\b|what about|how about|and if|same for)", re.I)
 

@@ -12,14 +12,14 @@ an answer can be traced back to the exact prompt that shaped it.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, Field, StringConstraints, field_validator, model_validator
 
 from agentic_rag.types import Conflict, Evidence, RouteDecision
 
-PROMPT_VERSION = "2026.11-1"
+PROMPT_VERSION = "2026.12-1"
 
 Messages = list[dict[str, str]]
 #: a non-empty string; in the JSON schema, so grammar-constrained local models cannot emit ""
@@ -251,6 +251,46 @@ def _anchor_line(route: RouteDecision) -> str:
     return f"\nanchors: {shown}" if shown else ""
 
 
+def fit_prompt(build: Callable[[int, int], Messages], budget: int | None, *, limit: int,
+               max_chars: int, schema: type[BaseModel] | None = None) -> Messages:
+    """``build(limit, max_chars)`` sized to ``budget`` prompt tokens (None: as asked): quotes are
+    shortened first (to 120 characters), then passages dropped from the bottom of the ranking.
+    Raises :class:`PromptTooLarge` when even one short quote does not fit, so the caller runs
+    its rules instead of sending a prompt the model would truncate."""
+    from agentic_rag.models.llm import _estimate_messages, with_schema
+
+    while True:
+        msgs = build(limit, max_chars)
+        if budget is None or _estimate_messages(with_schema(msgs, schema)) <= budget:
+            return msgs
+        if max_chars > 120:
+            max_chars = max(120, int(max_chars * 0.7))
+        elif limit > 1:
+            limit -= 1
+        else:
+            raise PromptTooLarge(f"the prompt needs more than the {budget} tokens left for it "
+                                 f"(llm.context_tokens, runtime.max_tokens)")
+
+
+class PromptTooLarge(ValueError):
+    """No form of a prompt fits the tokens left for it."""
+
+
+def draft_schema(citable: Sequence[str]) -> type[AnswerDraft]:
+    """:class:`AnswerDraft` whose citations must be one of ``citable`` (in the JSON schema as an
+    enum, so a grammar-constrained model cannot cite anything else)."""
+    from pydantic import create_model
+
+    allowed = tuple(dict.fromkeys(citable))
+    if not allowed:
+        return AnswerDraft
+    cite = Literal[allowed]  # type: ignore[valid-type]
+    sentence = create_model("DraftSentence", __base__=DraftSentence,
+                            citations=(list[cite], Field(min_length=1)))  # type: ignore[valid-type]
+    return create_model("AnswerDraft", __base__=AnswerDraft,
+                        sentences=(list[sentence], Field(min_length=1, max_length=10)))  # type: ignore[valid-type]
+
+
 # =========================================================================== the prompts
 
 def router_messages(question: str, intents: Sequence[str] = ()) -> Messages:
@@ -306,9 +346,9 @@ def plan_messages(route: RouteDecision, *, missing: str = "", already_run: Seque
 
 
 def sufficiency_messages(route: RouteDecision, evidence: Sequence[Evidence],
-                         focus: Sequence[str] = ()) -> Messages:
+                         focus: Sequence[str] = (), *, limit: int = 6, max_chars: int = 300) -> Messages:
     lang = language_of(route.question)
-    evidence = list(evidence)[:6]  # the judgement is about the top of the ranking
+    evidence = list(evidence)[:limit]  # the judgement is about the top of the ranking
     return [
         _sys(lang,
              "评估检索结果能否回答问题，各打 1–5 分：coverage 问题的每个要素是否有直接对应；timeliness "
@@ -319,12 +359,12 @@ def sufficiency_messages(route: RouteDecision, evidence: Sequence[Evidence],
              "repealed score low), authority (right standing of the source). verdict SUFFICIENT or "
              "INSUFFICIENT; if insufficient, name the single most missing element in 'missing'."),
         _user(f"question: {route.question}{_anchor_line(route)}\n"
-              f"results:\n{render_evidence(evidence, max_chars=300, limit=6, focus=focus, ids=False)}"),
+              f"results:\n{render_evidence(evidence, max_chars=max_chars, limit=limit, focus=focus, ids=False)}"),
     ]
 
 
 def verify_messages(question: str, sentences: Sequence[tuple[str, Sequence[str]]],
-                    evidence: Sequence[Evidence]) -> Messages:
+                    evidence: Sequence[Evidence], *, limit: int = 10, max_chars: int = 400) -> Messages:
     lang = language_of(question)
     numbered = "\n".join(f"{i}. {text} [{', '.join(cites)}]" for i, (text, cites) in enumerate(sentences, 1))
     # only the passages the answer cites: the check is against them, and it keeps the prompt short
@@ -341,32 +381,41 @@ def verify_messages(question: str, sentences: Sequence[tuple[str, Sequence[str]]
              "numbers of unsupported sentences in 'unsupported'; for each give a fix: a rewrite grounded in "
              "the passages with their ids, or an empty rewrite to flag it. 'correction_reason' says why "
              "(e.g. 'answer said 5 days, passage A says 3 working days'). If all pass, 'unsupported' is empty."),
-        _user(f"question: {question}\nanswer:\n{numbered}\npassages:\n{render_evidence(evidence, max_chars=400)}"),
+        _user(f"question: {question}\nanswer:\n{numbered}\npassages:\n"
+              f"{render_evidence(evidence, max_chars=max_chars, limit=limit)}"),
     ]
 
 
 def writer_messages(question: str, evidence: Sequence[Evidence], *, conflicts: Sequence[Conflict] = (),
-                    facts: Sequence[str] = (), gaps: Sequence[str] = ()) -> Messages:
+                    facts: Sequence[str] = (), gaps: Sequence[str] = (), limit: int = 12,
+                    max_chars: int = 300) -> Messages:
+    """The answer writer's prompt: the passages as short quotes numbered [1]..[n] (the numbers
+    are what the model cites, listed explicitly; :func:`draft_schema` makes them its only
+    choices)."""
     lang = language_of(question)
+    shown = list(evidence)[:limit]
+    number = {e.chunk_id: str(i) for i, e in enumerate(shown, 1)}
     notes = ""
     if conflicts:
         notes += "\nconflicts (use the winner, say why):\n" + "\n".join(
-            f"- {c.matter}: winner {c.winner} by rule '{c.rule}'; values "
-            + ", ".join(f"{v.value} [{v.chunk_id}]" for v in c.values) for c in conflicts)
+            f"- {c.matter}: winner [{number.get(c.winner, c.winner)}] by rule '{c.rule}'; values "
+            + ", ".join(f"{v.value} [{number.get(v.chunk_id, v.chunk_id)}]" for v in c.values) for c in conflicts)
     if facts:
         notes += "\nconfirmed facts:\n" + "\n".join(f"- {f}" for f in facts)
     if gaps:
         notes += "\nopen gaps:\n" + "\n".join(f"- {g}" for g in gaps)
     return [
         _sys(lang,
-             "只依据给定片段回答问题。每句话必须在 citations 中引用支撑它的片段 ID（方括号中的 ID 原样照抄）；"
+             "只依据给定片段回答问题。每句话必须在 citations 中引用支撑它的片段编号（方括号中的数字）；"
              "数字、期限、日期照抄原文，不换算、不推测。来源冲突时采用 winner 并说明依据的规则。片段未覆盖的"
              "内容不要写，而是列入 gaps。",
-             "Answer only from the given passages. Every sentence must cite, in 'citations', the ids of the "
-             "passages that support it (copy the bracketed ids exactly); copy numbers, durations and dates "
+             "Answer only from the given passages. Every sentence must cite, in 'citations', the numbers of "
+             "the passages that support it (the bracketed numbers); copy numbers, durations and dates "
              "verbatim, never convert or guess. When sources conflict, use the winner and name the rule. "
              "Whatever the passages do not cover goes into 'gaps', not into the answer."),
-        _user(f"question: {question}{notes}\npassages:\n{render_evidence(evidence, limit=12)}"),
+        _user(f"question: {question}{notes}\npassages:\n"
+              f"{render_evidence(shown, limit=limit, max_chars=max_chars, ids=False)}\n"
+              f"citable: {', '.join(number.values()) or '(none)'}"),
     ]
 
 

@@ -1,0 +1,186 @@
+"""Only ask where it can help: the gates skip the LLM when the rules are confident, a run stops
+calling it at the call cap, and a call past the per-call timeout becomes the rules' result. Every
+call made is an ``llm`` trace event with its tokens; the answer's usage sums them."""
+
+from __future__ import annotations
+
+import threading
+import time
+
+import pytest
+
+from agentic_rag.runtime import Session
+
+ANSWERABLE = "住院报销比例是多少？"
+CLAUSE = "某市职工医疗保障办法第十二条规定的申请期限是多久？"
+
+
+def events(answer, kind, tool=None):
+    return [e for e in answer.trace if e.kind == kind and (tool is None or e.tool == tool)]
+
+
+def test_a_question_with_a_clause_number_is_answered_without_asking_the_gates(make_runtime, script):
+    llm = script({"SufficiencyJudgement": {"coverage": 1, "timeliness": 1, "authority": 1,
+                                           "verdict": "INSUFFICIENT", "missing": "x"},
+                  "Verification": {"unsupported": [1]}})
+    rt, retriever = make_runtime(llm=llm)
+    answer = Session(rt).ask(CLAUSE)
+    assert answer.status == "answered" and "3个工作日" in answer.text
+    assert not llm.calls and answer.usage.llm_calls == 0  # the clause and the title anchor it; all found
+    [retrieve] = events(answer, "gate", "retrieve_or_not")
+    [suff] = events(answer, "gate", "sufficiency")
+    assert retrieve.detail == "rules" and suff.detail == "rules (confident: all covered)"
+    assert len(retriever.queries) == 1
+
+
+def test_an_unanchored_question_still_gets_the_llm_sufficiency_judgement(make_runtime, script):
+    llm = script({"SufficiencyJudgement": {"coverage": 5, "timeliness": 5, "authority": 4,
+                                           "verdict": "SUFFICIENT"}})
+    rt, _ = make_runtime(llm=llm)
+    answer = Session(rt).ask(ANSWERABLE)
+    assert [e.detail for e in events(answer, "gate", "sufficiency")] == ["llm"]
+    calls = events(answer, "llm")
+    assert [e.tool for e in calls] == ["RetrieveDecision", "SufficiencyJudgement"]
+    assert all(e.args["outcome"] == "ok" and e.args["prompt_tokens"] > 0 for e in calls)
+    assert calls[-1].args["run_tokens"] == answer.usage.prompt_tokens + answer.usage.completion_tokens
+    assert answer.usage.llm_calls == 2
+
+
+def test_the_call_cap_ends_the_llm_part_of_the_run(make_runtime, script):
+    step = {"thought": "再查", "tool_calls": [{"tool": "exact_search", "args": {"query": "报销"}}]}
+    queries = iter(f"报销 {i}" for i in range(100))
+    llm = script({"AgentStep": lambda m: {**step, "tool_calls": [
+                      {"tool": "exact_search", "args": {"query": next(queries)}}]},
+                  "AnswerDraft": "not json", "Verification": {"unsupported": []}})
+    rt, _ = make_runtime(llm=llm, max_llm_calls=3, max_steps=8, max_rounds=8)
+    answer = Session(rt).ask(ANSWERABLE, mode="react")
+    assert answer.usage.llm_calls == 3 and len(llm.calls) == 3
+    capped = [e for e in events(answer, "fallback") if "LLM call cap of 3 reached" in e.fallback]
+    assert capped and answer.status == "answered" and answer.citations
+
+
+def test_a_call_past_the_per_call_timeout_becomes_the_rules_result(make_runtime, script):
+    release = threading.Event()
+
+    def slow(messages):
+        release.wait(10)
+        return {"coverage": 1, "timeliness": 1, "authority": 1, "verdict": "INSUFFICIENT", "missing": "x"}
+
+    llm = script({"SufficiencyJudgement": slow})
+    rt, _ = make_runtime(llm=llm, llm_timeout_s=0.3)
+    rules_rt, _ = make_runtime()
+    try:
+        t0 = time.monotonic()
+        answer = Session(rt).ask(ANSWERABLE)
+        took = time.monotonic() - t0
+    finally:
+        release.set()
+    assert took < 3  # one timeout, not one per gate or per round
+    [fallback] = events(answer, "fallback", "sufficiency")
+    assert "per-call timeout of 0.3 s" in fallback.fallback
+    assert [e.args["outcome"] for e in events(answer, "llm")] == ["ok", "timeout"]
+    expected = Session(rules_rt).ask(ANSWERABLE)
+    assert answer.text == expected.text and answer.status == expected.status
+
+
+@pytest.mark.parametrize("max_calls", [1, 2])
+def test_the_cap_counts_retries(make_runtime, script, max_calls):
+    llm = script({"SufficiencyJudgement": "not json"})
+    rt, _ = make_runtime(llm=llm, max_llm_calls=max_calls)
+    answer = Session(rt).ask(ANSWERABLE)
+    assert answer.usage.llm_calls == len(llm.calls) == max_calls
+    assert answer.status == "answered"
+
+
+# ---------------------------------------------------------------- a model's claims, cross-checked
+
+def test_a_sufficient_verdict_does_not_stop_the_search_short_of_the_rules(make_runtime, script):
+    llm = script({"SufficiencyJudgement": {"coverage": 5, "timeliness": 5, "authority": 5,
+                                           "verdict": "SUFFICIENT"},
+                  "RetrievalPlan": {"queries": ["生育 津贴"]}})
+    rt, retriever = make_runtime(llm=llm)
+    rules_rt, rules_retriever = make_runtime()
+    question = "北京市2023年退休人员住院报销比例是多少？"  # the corpus names no city: the rules search on
+    answer = Session(rt).ask(question)
+    expected = Session(rules_rt).ask(question)
+    # every search the rules run, runs (the model's plan adds its own beside them)
+    assert set(rules_retriever.queries) <= set(retriever.queries)
+    assert answer.status == expected.status
+    assert any("searching on" in e.fallback for e in events(answer, "fallback", "sufficiency"))
+
+
+def test_a_missing_element_the_sources_name_does_not_start_another_round(make_runtime, script):
+    llm = script({"SufficiencyJudgement": {"coverage": 2, "timeliness": 4, "authority": 4,
+                                           "verdict": "INSUFFICIENT", "missing": "报销比例"}})
+    rt, retriever = make_runtime(llm=llm)
+    answer = Session(rt).ask(ANSWERABLE)
+    assert len(retriever.queries) == 1 and answer.status == "answered"
+    [fallback] = events(answer, "fallback", "sufficiency")
+    assert "'报销比例' missing, but the sources name it" in fallback.fallback
+
+
+def test_no_retrieve_is_overruled_when_the_documents_answer(make_runtime, script):
+    llm = script({"RetrieveDecision": {"decision": "NO_RETRIEVE"}, "RouterOutput": "not json",
+                  "SufficiencyJudgement": {"coverage": 5, "timeliness": 5, "authority": 4, "verdict": "SUFFICIENT"}})
+    rt, _ = make_runtime(llm=llm)
+    answer = Session(rt).ask(ANSWERABLE)
+    assert answer.status == "answered" and "80%" in answer.text
+    assert any("the documents answer the question" in e.fallback
+               for e in events(answer, "fallback", "retrieve_or_not"))
+    unrelated = Session(rt).ask("今天心情怎么样")  # nothing in the documents: the model's skip stands
+    assert unrelated.status == "abstained" and not events(unrelated, "tool")
+
+
+# ---------------------------------------------------------------- prompts sized for the model
+
+def test_evidence_prompts_shrink_to_the_tokens_left_and_fall_back_when_nothing_fits(make_runtime, script):
+    from agentic_rag.models.llm import _estimate_messages, with_schema
+    from agentic_rag.runtime import prompts
+
+    sizes = []
+
+    def judge(messages):
+        sizes.append(_estimate_messages(messages))
+        return {"coverage": 5, "timeliness": 5, "authority": 4, "verdict": "SUFFICIENT"}
+
+    llm = script({"SufficiencyJudgement": judge})
+    llm.context_tokens = 500  # a small model: 500 tokens of context, 120 kept for the reply
+    rt, _ = make_runtime(llm=llm)
+    Session(rt).ask(ANSWERABLE)
+    assert sizes and sizes[0] <= 500 - 120
+    full = prompts.sufficiency_messages(*_route_and_evidence(rt, ANSWERABLE))
+    assert _estimate_messages(with_schema(full, prompts.SufficiencyJudgement)) > 500 - 120  # it did shrink
+
+    llm.context_tokens = 300  # not even one short quote fits: the rules judge, and say why
+    answer = Session(rt).ask(ANSWERABLE)
+    [fallback] = events(answer, "fallback", "sufficiency")
+    assert "the prompt needs more than the 180 tokens left for it" in fallback.fallback
+
+
+def _route_and_evidence(rt, question):
+    route = rt.router.route(question)
+    return route, rt.retriever.retrieve(route, 8)
+
+
+def test_the_writer_cites_numbered_quotes_and_its_schema_allows_only_those(make_runtime, script):
+    from agentic_rag.models.llm import schema_title
+
+    seen = {}
+
+    def writer(messages):
+        seen["prompt"] = messages
+        return {"sentences": [{"text": "住院报销比例为80%。", "citations": ["1"]}]}
+
+    steps = [{"thought": "s", "tool_calls": [{"tool": "semantic_search", "args": {"query": "住院 报销比例"}}]},
+             {"thought": "ok", "final": True, "confidence": 0.9}]
+    llm = script({"AgentStep": steps, "AnswerDraft": writer, "Verification": {"unsupported": []},
+                  "SufficiencyJudgement": {"coverage": 5, "timeliness": 5, "authority": 4, "verdict": "SUFFICIENT"}})
+    rt, _ = make_runtime(llm=llm)
+    answer = Session(rt).ask(ANSWERABLE, mode="react")
+    user = next(m["content"] for m in seen["prompt"] if m["role"] == "user")
+    assert "  [1] " in user and "citable: 1, 2" in user and ":a10:0]" not in user
+    assert schema_title(seen["prompt"]) == "AnswerDraft"
+    schema = seen["prompt"][-1]["content"]
+    assert '"enum":["1","2"' in schema  # a grammar-constrained model can cite nothing else
+    assert answer.text.startswith("住院报销比例为80%[1]")
+    assert answer.citations[0].chunk_id.endswith(":a10:0")
