@@ -83,7 +83,7 @@ class RetrievalSettings(_Section):
 
 
 class ReasonerWeights(_Section):
-    """Weights of the sentence evidence score's signals (agents/scoring.py documents them)."""
+    """Weights of the sentence evidence score's signals (agents/reasoner/scoring.py documents them)."""
 
     lexical: float = Field(1.0, ge=0, description="share of the question's words the sentence mentions")
     type: float = Field(0.25, ge=0, description="fit to the answer type asked (a date for 'when')")

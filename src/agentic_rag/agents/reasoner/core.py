@@ -157,7 +157,7 @@ class _Plan:
     parts: list[_Part]  # sub-questions to select a sentence for
     pieces: list[_Part]  # the question's sentences, each judged for coverage on its own
     missing: list[Term]
-    wants: Asked  # what the whole question asks for (agents/question.py)
+    wants: Asked  # what the whole question asks for (agents/reasoner/question.py)
     asked: list[Quantity]  # values named in the question ("报销比例是80%的药品")
     bigrams: frozenset[str] = frozenset()
     coverage: float = 1.0  # weighted share of the question's things some chunk mentions
@@ -806,7 +806,7 @@ _CONFLICT_WORDS = re.compile(r"一致|为准|冲突|矛盾|优先|^(?:conflict|c
 
 
 
-#: answer types answered by a name (agents/question.py): who, which body, where, what it is called
+#: answer types answered by a name (agents/reasoner/question.py): who, which body, where, what it is called
 _NAME_TYPES = frozenset({"person", "organization", "place", "name"})
 
 
