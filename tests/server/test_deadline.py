@@ -106,7 +106,7 @@ def test_a_client_that_disconnects_stops_its_run(llm_server, fake_llm):
 
 
 def test_heartbeat_comments_keep_a_quiet_stream_open(llm_server, fake_llm):
-    fake_llm.delay = 0.8  # heartbeat_s is 1 s on this server
+    fake_llm.delay = 1.3  # heartbeat_s is 1 s on this server: one call is quiet for longer
     with httpx.Client(base_url=llm_server.url, timeout=60, headers=AUTH) as c:
         with c.stream("POST", "/v1/ask", json={"question": "员工请假要提前几天申请？", "stream": True,
                                                 "options": {"deadline_s": 60, "cache": False}}) as r:
