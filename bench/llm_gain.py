@@ -137,7 +137,9 @@ class Oracle:
             return {"unsupported": list(range(1, n + 1)), "fixes": fixes, "correction_reason": "not supported"}
         if title == "AnswerDraft":
             hold, other = self._holding(question, _passages(_field(user, "passages")))
-            pick = (hold or other) if right else (other or hold)
+            if right and not hold:  # nothing here answers: a good writer declines
+                return "The passages do not answer the question."
+            pick = hold if right else (other or hold)
             if not pick:
                 return "no passages"
             cid, text = pick[0]

@@ -184,3 +184,33 @@ def test_the_writer_cites_numbered_quotes_and_its_schema_allows_only_those(make_
     assert '"enum":["1","2"' in schema  # a grammar-constrained model can cite nothing else
     assert answer.text.startswith("住院报销比例为80%[1]")
     assert answer.citations[0].chunk_id.endswith(":a10:0")
+
+
+# ---------------------------------------------------------------- the writer over an abstention
+
+class AbstainingReasoner:
+    """A Reasoner that finds no answering sentence in what it is given."""
+
+    def reason(self, question, route, evidence):
+        from agentic_rag.types import Answer
+
+        return Answer(question=question, text="未找到相关依据。", status="abstained", gaps=["依据"])
+
+
+@pytest.mark.parametrize("cite, text, kept", [
+    ("1", "参保职工住院发生的政策范围内医疗费用，报销比例为80%。", True),
+    ("medins2024:a12:0", "参保人员应当在出院后3个工作日内提交报销申请材料。", False),
+])
+def test_the_pipeline_writer_answers_over_an_abstention_only_from_sources_on_the_question(
+        make_runtime, script, cite, text, kept):
+    llm = script({"SufficiencyJudgement": {"coverage": 5, "timeliness": 5, "authority": 4, "verdict": "SUFFICIENT"},
+                  "AnswerDraft": {"sentences": [{"text": text, "citations": [cite]}]},
+                  "Verification": {"unsupported": []}})
+    rt, _ = make_runtime(llm=llm, reasoner=AbstainingReasoner())
+    answer = Session(rt).ask(ANSWERABLE)
+    if kept:
+        assert answer.status == "answered" and "80%" in answer.text
+        assert answer.citations[0].chunk_id.endswith(":a10:0")
+    else:  # grounded, but about another matter: the abstention stands, and says why
+        assert answer.status == "abstained" and "申请材料" not in answer.text
+        assert any("cites no source naming" in e.fallback for e in events(answer, "fallback", "write"))

@@ -554,6 +554,7 @@ class LocalLLM:
         self.name = f"local:{path.name}"
         self.context_tokens = n_ctx
         self._lock = threading.Lock()
+        self._cancel = threading.Event()
         try:
             self._llama = _load_llama(path, n_ctx=n_ctx, n_threads=n_threads, seed=seed, verbose=False,
                                       extra_buffers=not cpu_has_amx() if extra_buffers is None
@@ -572,16 +573,17 @@ class LocalLLM:
         if schema is not None:
             kwargs["response_format"] = {"type": "json_object", "schema": json_schema(schema)}
         with self._lock:
+            self._cancel.clear()
             try:
-                if stream:
-                    text = "".join(self._deltas(msgs, kwargs))
-                    usage: dict[str, Any] = {}
-                else:
-                    out = self._llama.create_chat_completion(messages=msgs, **kwargs)
-                    text = out["choices"][0]["message"].get("content") or ""
-                    usage = out.get("usage") or {}
+                # generated as a stream even when not asked for one, so that cancel() can stop a
+                # call its caller abandoned at the next token instead of letting it run to
+                # max_tokens while the next call waits for the lock
+                text = "".join(self._deltas(msgs, kwargs))
+                usage: dict[str, Any] = {}
             except (ValueError, RuntimeError) as exc:
                 raise LLMError(f"{self.name}: generation failed: {exc}") from exc
+            if self._cancel.is_set():
+                raise LLMError(f"{self.name}: generation cancelled")
         completion = Completion(
             text=text, model=self.name,
             prompt_tokens=int(usage.get("prompt_tokens") or _estimate_messages(msgs)),
@@ -593,14 +595,25 @@ class LocalLLM:
     def stream(self, messages: Messages, *, max_tokens: int = 512,
                temperature: float = 0.0) -> Iterator[str]:
         with self._lock:
+            self._cancel.clear()
             yield from self._deltas(list(messages), {"max_tokens": max_tokens,
                                                      "temperature": temperature})
 
+    def cancel(self) -> None:
+        """Stop the generation running now (its caller gave up on it) at the next token."""
+        self._cancel.set()
+
     def _deltas(self, msgs: Messages, kwargs: dict[str, Any]) -> Iterator[str]:
-        for chunk in self._llama.create_chat_completion(messages=msgs, stream=True, **kwargs):
-            delta = chunk["choices"][0].get("delta", {}).get("content")
-            if delta:
-                yield delta
+        chunks = self._llama.create_chat_completion(messages=msgs, stream=True, **kwargs)
+        try:
+            for chunk in chunks:
+                if self._cancel.is_set():
+                    return
+                delta = chunk["choices"][0].get("delta", {}).get("content")
+                if delta:
+                    yield delta
+        finally:
+            chunks.close()
 
 
 # --------------------------------------------------------------------------- scripted (tests)
@@ -813,6 +826,9 @@ class MeteredLLM:
         worker.start()
         worker.join(max(0.0, wait))
         if worker.is_alive():
+            cancel = getattr(self.inner, "cancel", None)
+            if callable(cancel):  # a provider that can stop the abandoned call frees its model
+                cancel()
             raise _PastDeadline(why, per_call)
         if "error" in box:
             raise box["error"]

@@ -279,14 +279,17 @@ def _named_in(missing: str, evidence: Sequence[Evidence]) -> bool:
 
 
 def _every_anchor_found(route: RouteDecision, evidence: Sequence[Evidence]) -> bool:
-    """Whether the question has anchors and each one appears, verbatim, in the top sources
-    (title, clause, text, dates or version)."""
-    wanted = [a.lower() for a in anchors(route) if a]
-    if not wanted:
-        return False
-    seen = " ".join(f"{c.title} {c.clause or ''} {c.text} {c.publish_date or ''} {c.effective_date or ''} "
-                    f"{c.version or ''}" for c in (e.chunk for e in list(evidence)[:8])).lower()
-    return all(a in seen for a in wanted)
+    """Whether the question has anchors and each one appears, verbatim, in the top sources."""
+    wanted = [a for a in anchors(route) if a]
+    return bool(wanted) and all(named_in_sources(a, list(evidence)[:8]) for a in wanted)
+
+
+def named_in_sources(anchor: str, evidence: Sequence[Evidence]) -> bool:
+    """Whether ``anchor`` (an entity, place, clause, person or year) appears verbatim in one of
+    the sources: title, clause, text, dates or version."""
+    a = anchor.lower()
+    return any(a in f"{c.title} {c.clause or ''} {c.text} {c.publish_date or ''} {c.effective_date or ''} "
+                    f"{c.version or ''}".lower() for c in (e.chunk for e in evidence))
 
 
 def _decision(flag: bool) -> str:

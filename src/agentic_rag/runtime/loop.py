@@ -37,8 +37,8 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from agentic_rag.runtime import prompts
-from agentic_rag.agents.sufficiency import Sufficiency, key_terms, sufficiency_rules
-from agentic_rag.runtime.gates import (Gates, citation_of, compose_text, fitted,
+from agentic_rag.agents.sufficiency import Sufficiency, anchors, key_terms, sufficiency_rules
+from agentic_rag.runtime.gates import (Gates, citation_of, compose_text, fitted, named_in_sources,
                                       normalize_query, plan_rules)
 from agentic_rag.models.llm import LLM, LLMCall, LLMFallback, MeteredLLM, redact, structured
 from agentic_rag.runtime.memory import QueryRecord, SessionState
@@ -448,7 +448,41 @@ class AgentRuntime:
         run.checkpoint()
         self._past_deadline(run, route)  # recorded even when the last round ended on its own
         answer, evidence = self._reason(run, route)
-        return self._verify(run, answer.model_copy(update={"question": run.question}), evidence)
+        answer = answer.model_copy(update={"question": run.question})
+        if answer.status == "abstained" and evidence and run.llm is not None and self.limits.reflection > 0:
+            written = self._write_over_abstention(run, answer, evidence)
+            if written is not None:
+                return written
+        return self._verify(run, answer, evidence)
+
+    def _write_over_abstention(self, run: _Run, answer: Answer, evidence: list[Evidence]) -> Answer | None:
+        """The one place the pipeline asks the LLM to write: the Reasoner found passages but no
+        sentence in them that answers (a colloquial question, an answer that needs two passages
+        put together). The draft is kept only when every sentence is confirmed against the
+        passages it cites; otherwise the abstention stands (a ``fallback`` event)."""
+        draft, written = self._write(run, answer.model_copy(update={"gaps": []}), evidence)
+        if not written:
+            return None
+        by_id = {e.chunk_id: e for e in evidence}
+        cited = [by_id[c] for c in dict.fromkeys(c for s in draft.sentences for c in s.citations) if c in by_id]
+        route = run.route or self.router.route(run.question)
+        missing = [a for a in anchors(route) if not named_in_sources(a, cited)]
+        terms = key_terms(route.question)
+        named = [t for t in terms if named_in_sources(t, cited)]
+        if not missing and terms and len(named) * 2 < len(terms):
+            missing = [next(t for t in terms if t not in named)]
+        if missing:
+            # an answer about X must cite a source that names X: a grounded sentence from a
+            # passage about something else is the commonest way a weak model "answers"
+            run.tracer.fallback("write", f"the LLM's answer cites no source naming {missing[0]!r}: "
+                                         f"the Reasoner's abstention stands")
+            return None
+        checked = run.gates.verify(draft, evidence, written_by_llm=True)
+        if checked.sentences and all(s.supported for s in checked.sentences):
+            return checked
+        run.tracer.fallback("write", "the LLM's answer failed verification: the Reasoner's abstention stands",
+                            args={"unsupported": [s.text for s in checked.sentences if not s.supported]})
+        return None
 
     def _sufficiency_bar(self) -> float:
         """The confidence at which retrieval stops: reflection depth 2 asks for at least 0.8."""
