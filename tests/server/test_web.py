@@ -93,6 +93,9 @@ def ask(page, question: str, *, submit_with_enter: bool = False):
         page.click("#ask")
     turn = page.locator(".turn").last
     turn.locator(".answer").wait_for()
+    # the stream ends after the answer (the last steps, done): wait for it, so that the page's
+    # layout no longer moves under what a test measures next
+    page.wait_for_selector("#ask:not([disabled])")
     return turn
 
 
