@@ -210,13 +210,14 @@ def main() -> None:
                 "/v1/ask (cached)": [json.dumps({"question": q}, ensure_ascii=False).encode() for q in questions],
             }
             load = {}
+            port = int(url.rsplit(":", 1)[1])
             with httpx.Client(base_url=url, timeout=60) as c:  # the cached runs start warm
                 for body in bodies["/v1/ask (cached)"]:
                     c.post("/v1/ask", content=body, headers={"Content-Type": "application/json"})
             for name, payload in bodies.items():
                 path = name.split()[0]
                 for conc in args.concurrency:
-                    load[f"{name} c={conc}"] = asyncio.run(_load(int(url.rsplit(":", 1)[1]), path, payload, conc, args.seconds))
+                    load[f"{name} c={conc}"] = asyncio.run(_load(port, path, payload, conc, args.seconds))
             result["load"] = load
             pids = [proc.pid, *_children(proc.pid)]
             result["rss_mb"] = {str(p): _rss_mb(p) for p in pids}

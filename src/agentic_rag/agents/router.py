@@ -115,19 +115,6 @@ _RE_PIN_EN = re.compile(
     rf"|({_YEAR_NUM})\s+(?:version|edition)", re.IGNORECASE)
 _PUNCT = re.compile(r"(?<!\d)\.|\.(?!\d)|[\s,，。!！?？;；:：、\"'“”‘’（）()\[\]【】<>《》]+")
 
-NAME_DROP_EN = {"who", "what", "when", "where", "which", "why", "how", "whose", "whom", "is", "are",
-                   "was", "were", "do", "does", "did", "can", "could", "will", "would", "should",
-                   "has", "have", "had", "in", "on", "at", "the", "a", "an", "if", "for", "of", "and",
-                   "or", "both", "between", "from", "by", "as", "to", "with", "according", "under",
-                   "after", "before", "during", "since", "about", "per", "name", "list", "tell",
-                   "give", "find", "it", "this", "that", "there", "these", "those", "please",
-                   # sentence starters of passages ("She was born ...", "Also in 1990 ...")
-                   "he", "she", "his", "her", "hers", "its", "they", "their", "we", "our", "you",
-                   "also", "other", "however", "although", "while", "despite", "later", "then",
-                   "here", "following", "today", "currently", "originally",
-                   "some", "many", "most", "each", "every", "all", "one", "two", "three",
-                   "within", "without", "i", "my", "me"}
-
 
 def _cn_year(s: str) -> int:
     return cn_to_int(s) or 0

@@ -101,17 +101,14 @@ class Vocabulary:
 
     def synonyms(self, term: str) -> set[str]:
         """The other terms of every group ``term`` belongs to (lowercased, case-insensitive)."""
-        return set(self._index().get(term.lower(), frozenset()))
+        return set(self._synonym_index.get(term.lower(), frozenset()))
 
     def phrases_in(self, text: str) -> dict[str, set[str]]:
         """The English multi-word terms of the groups that ``text`` contains ("commuter pass"),
         each with its synonyms: a question's words are single, its synonyms may be phrases."""
         low = " " + re.sub(r"[^a-z0-9'\-]+", " ", text.lower()) + " "
-        return {t: set(others) for t, others in self._index().items()
+        return {t: set(others) for t, others in self._synonym_index.items()
                 if " " in t and t.isascii() and f" {t} " in low}
-
-    def _index(self) -> dict[str, frozenset[str]]:
-        return self._synonym_index
 
     @cached_property
     def _synonym_index(self) -> dict[str, frozenset[str]]:

@@ -545,12 +545,7 @@ class Reasoner:
         document contradicts are the answer: they rank first (a bonus, then re-sorted)."""
         top = candidates[0].score if candidates else 0.0
         pool = [s for s in candidates if s.has_quantity and s.score >= C.DISPUTED_FLOOR * top][:40]
-        facts: list[Fact] = []
-        owner: dict[int, _Sentence] = {}
-        for s in pool:
-            for f in facts_of(s.quote, s.chunk, s.idx):
-                owner[id(f)] = s
-                facts.append(f)
+        facts, owner = _facts_of(pool)
         disputed = {id(owner[id(f)]) for group in find_conflicts(facts) for f in group}
         if not disputed:
             return candidates
@@ -573,12 +568,7 @@ class Reasoner:
             grams = char_bigrams(s.quote)
             if any(doc != s.chunk.doc_id and jaccard(grams, g) >= C.VERSION_ALIKE for doc, g in chosen_grams):
                 relevant.append(s)
-        facts: list[Fact] = []
-        owner: dict[int, _Sentence] = {}
-        for s in relevant:
-            for f in facts_of(s.quote, s.chunk, s.idx):
-                owner[id(f)] = s
-                facts.append(f)
+        facts, owner = _facts_of(relevant)
         groups = find_conflicts(facts)
         # prose: another document's version of a quoted sentence with one value changed
         by_quote = {(s.chunk.chunk_id, s.quote): s for s in relevant}
@@ -719,6 +709,17 @@ class Reasoner:
 
 #: the key prefix of a question term that names a clause
 _CLAUSE_KEY = "§"
+
+
+def _facts_of(sentences: Sequence[_Sentence]) -> tuple[list[Fact], dict[int, _Sentence]]:
+    """The facts the sentences state, and the sentence of each fact (by the fact's id)."""
+    facts: list[Fact] = []
+    owner: dict[int, _Sentence] = {}
+    for s in sentences:
+        for f in facts_of(s.quote, s.chunk, s.idx):
+            owner[id(f)] = s
+            facts.append(f)
+    return facts, owner
 
 
 def _covers(cover: TextCover, term: Term, chunk: Chunk) -> bool:
