@@ -51,6 +51,7 @@ def _one(text: str):
         ("有效期为半年", "duration", 6.0, "month"),
         ("两年内有效", "duration", 2.0, "year"),
         ("within three business days", "duration", 3.0, "workday"),
+        ("after five consecutive calendar days", "duration", 5.0, "day"),
         ("within 30 calendar days", "duration", 30.0, "day"),
         ("valid for 6 months", "duration", 6.0, "month"),
         # dates
@@ -61,6 +62,8 @@ def _one(text: str):
         ("effective 1 March 2024", "date", "2024-03-01", "date"),
         ("2023年1月起", "date", "2023-01", "month"),
         ("每年3月31日前申报", "date", "--03-31", "monthday"),
+        ("days carried over lapse unless taken by 30 June", "date", "--06-30", "monthday"),
+        ("claims close on September 15 each year", "date", "--09-15", "monthday"),
         ("2023年发布", "date", "2023", "year"),
         # counts and measures
         ("每年最多报销2次", "count", 2.0, "次"),
@@ -69,6 +72,10 @@ def _one(text: str):
         ("年满60周岁", "number", 60.0, "岁"),
         ("气温达到40℃以上", "number", 40.0, "℃"),
         ("temperatures above 35°C", "number", 35.0, "℃"),
+        ("牵引绳长度不超过1.2米", "number", 1.2, "m"),
+        ("每栋楼限停3辆", "count", 3.0, "辆"),
+        ("a note from the fourth consecutive working day: after 3 consecutive working days", "duration", 3.0,
+         "workday"),
         # percentage points are a difference of rates, never a rate
         ("支付比例降低10个百分点", "percent", 10.0, "pp"),
         ("reduced by 10 percentage points", "percent", 10.0, "pp"),
@@ -92,6 +99,11 @@ def test_extracts_and_normalizes(text, kind, value, unit):
 )
 def test_ignores_numbers_that_are_not_quantities(text):
     assert [q for q in extract_quantities(text) if q.kind in ("count", "duration", "percent")] == []
+
+
+def test_the_verb_may_after_a_number_is_no_date():
+    assert extract_quantities("up to 2 may be carried over to the next year") == []
+    assert [q.value for q in extract_quantities("the office closes on 2 May")] == ["--05-02"]
 
 
 def test_reading_order_and_multiple_kinds():

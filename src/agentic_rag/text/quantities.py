@@ -167,6 +167,13 @@ def _date_md(m: re.Match[str]) -> Quantity | None:
     return _q("date", _iso(None, cn_to_int(m["m"]), cn_to_int(m["d"])), "monthday", m)
 
 
+def _date_en_md(m: re.Match[str]) -> Quantity | None:
+    if m["mon"].islower() and m["mon"].rstrip(".") == "may":
+        return None  # "up to 2 may be carried over": the verb, not the month
+    day = int(m["d"])
+    return _q("date", _iso(None, _month_no(m["mon"]), day) if 1 <= day <= 31 else None, "monthday", m)
+
+
 def _date_year(m: re.Match[str]) -> Quantity | None:
     y = _year(m["y"])
     return _q("date", str(y) if y else None, "year", m)
@@ -242,13 +249,16 @@ def _half(m: re.Match[str]) -> Quantity | None:
 
 
 _COUNT_UNITS = {"人次": "人次", "次": "次", "人": "人", "名": "人", "项": "项", "件": "件",
+                "只": "只", "头": "头", "辆": "辆", "台": "台", "套": "套", "架": "架", "艘": "艘",
                 "家": "家", "户": "户", "份": "份", "张": "张", "种": "种", "批": "批", "篇": "篇",
                 "times": "次", "time": "次", "visits": "次", "visit": "次", "persons": "人",
                 "person": "人", "people": "人", "employees": "人", "items": "项", "item": "项",
                 "copies": "份", "copy": "份"}
 _NUMBER_UNITS = {"℃": "℃", "°C": "℃", "摄氏度": "℃", "度": "℃", "周岁": "岁", "岁": "岁", "倍": "倍", "平方米": "m2", "㎡": "m2", "公里": "km",
                  "千米": "km", "公斤": "kg", "千克": "kg", "吨": "t", "张床": "床", "床": "床",
-                 "years old": "岁", "times as": "倍", "km": "km", "kg": "kg", "sq m": "m2", "°c": "℃"}
+                 "米": "m", "厘米": "cm", "毫米": "mm",
+                 "years old": "岁", "times as": "倍", "km": "km", "kg": "kg", "sq m": "m2", "°c": "℃",
+                 "metres": "m", "meters": "m", "metre": "m", "meter": "m", "cm": "cm"}
 
 
 def _count(m: re.Match[str]) -> Quantity | None:
@@ -305,6 +315,9 @@ _RULES: tuple[_Rule, ...] = (
     _Rule("date-zh-ym", re.compile(rf"(?P<y>{_YEAR4})\s*年\s*(?P<m>{_SMALL})\s*月(?!份?[内底初中末]?\s*\d)"), _date_ym),
     _Rule("date-zh-md", re.compile(rf"(?<![\d{CN_NUMERAL_CHARS}个])(?P<m>{_SMALL})\s*月\s*(?P<d>{_SMALL})\s*[日号]"), _date_md),
     _Rule("date-en-my", re.compile(rf"\b(?P<mon>{_MONTH_RE})\s+(?P<y>(?:19|20)\d{{2}})\b", _I), _date_en_my),
+    # "by 30 June", "until March 31" (no year: a day of every year, like 3月5日)
+    _Rule("date-en-dm", re.compile(rf"\b(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\s+(?P<mon>{_MONTH_RE})(?![A-Za-z])", _I), _date_en_md),
+    _Rule("date-en-md", re.compile(rf"\b(?P<mon>{_MONTH_RE})\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\b(?![.,]?\d)", _I), _date_en_md),
     _Rule("date-zh-year", re.compile(rf"(?<![\d{CN_NUMERAL_CHARS}])(?P<y>{_YEAR4})\s*年(?!\s*(?:度?以[上下内]|[内间]))"),
           _date_year),
     _Rule("number-zh", re.compile(rf"{_CN_GUARD}(?P<n>{_NUM})\s*(?P<u>{_alt(_NUMBER_UNITS, False)})"), _number),
@@ -312,9 +325,10 @@ _RULES: tuple[_Rule, ...] = (
     _Rule("duration-zh", re.compile(
         rf"{_CN_GUARD}(?<!月)(?P<n>{_NUM})\s*(?:多)?(?P<u>{_alt(_DURATION_UNITS, False)})"), _duration),
     _Rule("duration-en", re.compile(
-        rf"\b(?P<n>{_EN_NUM})[\s-]+(?P<u>(?:business|working|calendar)\s+days?|workdays?|days?|weeks?|months?|years?|hours?|minutes?)\b", _I),
+        rf"\b(?P<n>{_EN_NUM})[\s-]+(?:(?:consecutive|full|whole)\s+)?(?P<u>(?:business|working|calendar)\s+days?|workdays?|days?|weeks?|months?|years?|hours?|minutes?)\b", _I),
           _duration),
-    _Rule("number-en", re.compile(rf"\b(?P<n>{_EN_NUM})\s*(?P<u>years old|km|kg|sq m|°C)(?![A-Za-z])", _I), _number),
+    _Rule("number-en", re.compile(rf"\b(?P<n>{_EN_NUM})\s*(?P<u>years old|km|kg|sq m|°C|metres?|meters?|cm)(?![A-Za-z])", _I),
+          _number),
     _Rule("count-zh", re.compile(
         rf"{_CN_GUARD}(?P<n>{_NUM})\s*(?P<u>{_alt(_COUNT_UNITS, False)})(?![性员口])"), _count),
     _Rule("count-en", re.compile(rf"\b(?P<n>{_EN_NUM})\s+(?P<u>{_alt(_COUNT_UNITS, True)})\b", _I), _count),
