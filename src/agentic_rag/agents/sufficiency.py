@@ -17,7 +17,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from agentic_rag.text.names import fold, title_matches
-from agentic_rag.text.stopwords import SCAFFOLD
+from agentic_rag.text.stopwords import GENERIC_EN, GENERIC_ZH, SCAFFOLD
 from agentic_rag.text.tokenize import tokenize
 from agentic_rag.types import Chunk, Evidence, RouteDecision
 
@@ -62,10 +62,11 @@ class Sufficiency(BaseModel):
 
 
 def key_terms(text: str) -> list[str]:
-    """Content terms of a question: tokens minus single CJK characters and question words."""
+    """Content terms of a question: tokens minus single CJK characters, question words and
+    general-purpose stopwords (the index tokens are stems: "many" is "mani")."""
     seen: dict[str, None] = {}
     for tok in tokenize(text):
-        if tok in SCAFFOLD or (len(tok) == 1 and not tok.isdigit()):
+        if tok in SCAFFOLD or tok in GENERIC_EN or tok in GENERIC_ZH or (len(tok) == 1 and not tok.isdigit()):
             continue
         seen.setdefault(tok, None)
     return list(seen)

@@ -173,6 +173,8 @@ class QuestionResult(BaseModel):
     #: the Reasoner's evidence score of its best answer sentence (what abstention thresholds;
     #: bench/calibrate.py reads it)
     evidence_score: float | None = None
+    #: the other signals of that sentence (the Reasoner's ``reason`` trace event)
+    reason_signals: dict[str, float] = Field(default_factory=dict)
     error: str | None = None
 
     @property
@@ -491,6 +493,8 @@ def _score_answer(row: QuestionResult, q: EvalQuestion, system: System) -> None:
     row.conflicts = [c.model_dump(mode="json") for c in answer.conflicts]
     row.evidence_score = next((float(e.args["evidence_score"]) for e in reversed(answer.trace)
                                if e.kind == "reason" and "evidence_score" in e.args), None)
+    row.reason_signals = next(({k: float(v) for k, v in e.args.items() if k.startswith("s_")}
+                               for e in reversed(answer.trace) if e.kind == "reason" and "evidence_score" in e.args), {})
     row.verdicts.update(answer_verdicts(q, answer))
 
 

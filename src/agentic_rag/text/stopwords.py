@@ -5,6 +5,9 @@ The lists differ on purpose: what the index may drop is not what makes a questio
 
 from __future__ import annotations
 
+import json
+from importlib import resources
+
 import Stemmer
 
 _STEMMER = Stemmer.Stemmer("english")
@@ -51,6 +54,12 @@ SOFT_ZH = frozenset(
     "步骤 办理 享受 执行 适用 范围 现在 目前 最新 现行 文件 通知 条款 说 讲 写 现行 一般 最高 最低 "
     "期限 时限 比例 金额 额度 费用 多少钱".split()
 )
+#: general-purpose stopwords (data/stopwords_iso.json, from stopwords-iso): what any text may say
+#: whatever it is about ("more", "last", "new", "mean", "这次", "人家"). A question word in them
+#: ranks evidence like a generic rule word, but a question is not out of scope for lacking it.
+_ISO = json.loads(resources.files("agentic_rag").joinpath("data/stopwords_iso.json").read_text("utf-8"))
+GENERIC_EN = frozenset(_STEMMER.stemWord(w.lower()) for w in _ISO["en"]) | frozenset(w.lower() for w in _ISO["en"])
+GENERIC_ZH = frozenset(_ISO["zh"])
 SOFT_EN = frozenset(
     _STEMMER.stemWord(w) for w in
     "rule rules policy policies requirement requirements standard process procedure time "

@@ -15,7 +15,14 @@ from functools import lru_cache
 import Stemmer
 
 from agentic_rag.text.numerals import normalize_digits
-from agentic_rag.text.stopwords import QUESTION_EN, QUESTION_ZH, SOFT_EN, SOFT_ZH
+from agentic_rag.text.stopwords import (
+    GENERIC_EN,
+    GENERIC_ZH,
+    QUESTION_EN,
+    QUESTION_ZH,
+    SOFT_EN,
+    SOFT_ZH,
+)
 from agentic_rag.text.tokenize import cut, cut_for_search, dictionary_path
 
 __all__ = ["Term", "atoms", "content_terms", "is_nounish", "norm", "segment", "stem", "word_tag"]
@@ -153,12 +160,12 @@ def content_terms(text: str) -> list[Term]:
         if _CJK_RUN.fullmatch(tok):
             if len(tok) < 2 or tok in QUESTION_ZH or _CN_NUMBER_WORD.fullmatch(tok):
                 continue
-            key, soft, cjk = tok, tok in SOFT_ZH, True
+            key, soft, cjk = tok, tok in SOFT_ZH or tok in GENERIC_ZH, True
         else:
             if low in QUESTION_EN or len(low) < 2:
                 continue
             key, cjk = _STEMMER.stemWord(low), False
-            soft = key in SOFT_EN
+            soft = key in SOFT_EN or low in GENERIC_EN
         if key in seen:
             continue
         seen.add(key)

@@ -45,7 +45,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
 
 from agentic_rag.agents.overrides import OverrideRule, load_overrides
-from agentic_rag.agents.reasoner import abstention
+from agentic_rag.agents.reasoner import abstention, comparison
 from agentic_rag.agents.reasoner import constants as C
 from agentic_rag.agents.reasoner.arbitration import Arbiter, Decision
 from agentic_rag.agents.reasoner.compose import (
@@ -86,7 +86,7 @@ from agentic_rag.text.sentences import (
 )
 from agentic_rag.text.similarity import char_bigrams, jaccard, mixed_bigrams
 from agentic_rag.text.stopwords import QUESTION_ZH
-from agentic_rag.text.terms import Term, content_terms, is_nounish, segment
+from agentic_rag.text.terms import Term, content_terms, is_nounish, segment, word_tag
 from agentic_rag.types import (
     Answer,
     AnswerSentence,
@@ -132,6 +132,8 @@ class _Sentence:
     dense: float | None = None  # the dense signal of its chunk (scoring.dense_signal)
     has_quantity: bool = False
     matches_asked: bool = False
+    #: the sentence of another passage that names this one's subject (the hop before it)
+    link: _Sentence | None = None
 
     @property
     def chunk(self) -> Chunk:
@@ -163,6 +165,7 @@ class _Plan:
     coverage: float = 1.0  # weighted share of the question's things some chunk mentions
     question: str = ""
     asks_conflict: bool = False  # "……和国家规定不一致，以哪个为准？": the answer is an arbitration
+    absent_years: list[int] = field(default_factory=list)  # years asked about that no evidence is of
 
 
 def _is_soft(key: str, plan: _Plan) -> bool:
@@ -200,12 +203,29 @@ class Reasoner:
         if not usable:
             return self._abstain(question, route, lang, [abstention.gap_phrase(question, plan.terms, lang, topic)],
                                  t0, trace, "no evidence", 0.0)
+        if plan.absent_years:
+            years = "、".join(f"{y}年" for y in plan.absent_years) if lang == "zh" else \
+                ", ".join(str(y) for y in plan.absent_years)
+            undated = re.sub(r"(?<!\d)(?:19|20)\d{2}(?!\d)\s*年?", " ", question)
+            gap = render(lang, "gap_year", years=years, gap=abstention.gap_phrase(undated, plan.terms, lang, topic))
+            return self._abstain(question, route, lang, [gap], t0, trace,
+                                 f"no evidence is of {', '.join(map(str, plan.absent_years))}", 0.0)
         candidates = self._candidates(usable, plan, route, lang)
+        compared = self._compare(question, route, lang, candidates)
+        if compared is not None:
+            answer = self.verify(compared, usable)
+            trace.append(TraceEvent(kind="reason", duration_ms=(time.perf_counter() - t0) * 1000,
+                                    args=self._score_args(candidates[0].score if candidates else 0.0),
+                                    evidence_ids=[c.chunk_id for c in answer.citations],
+                                    detail=f"two-thing question decided: {answer.sentences[0].text[:60]}"))
+            return answer.model_copy(update={"trace": [*answer.trace, *trace]})
         best, why = abstention.verdict([(s.text, s.score) for s in candidates], plan.wants.answer_type,
                                        plan.question, self.settings.abstain_below)
+        lead = next((s for s in candidates if carries(plan.wants.answer_type, s.text, plan.question)), None)
+        signals = self._lead_signals(lead, plan, usable)
         if why:
             gap = abstention.gap_phrase(question, plan.missing or plan.terms, lang, topic)
-            return self._abstain(question, route, lang, [gap], t0, trace, why, best)
+            return self._abstain(question, route, lang, [gap], t0, trace, why, best, signals)
         # a question part whose things no chunk mentions is named as missing, the rest answered
         out_parts = [p for p in plan.pieces
                      if abstention.part_missing(p.terms, plan.missing, plan.weights)]
@@ -230,7 +250,7 @@ class Reasoner:
                                                "text": _join(lang, [answer.text, note])})
         answer = self.verify(answer, usable)
         trace.append(TraceEvent(
-            kind="reason", duration_ms=(time.perf_counter() - t0) * 1000, args=self._score_args(best),
+            kind="reason", duration_ms=(time.perf_counter() - t0) * 1000, args=self._score_args(best, signals),
             evidence_ids=[c.chunk_id for c in answer.citations],
             detail=f"{len(candidates)} candidate sentences, {len(answer.sentences)} used, "
                    f"{len(conflicts)} conflicts, status {answer.status}",
@@ -289,6 +309,10 @@ class Reasoner:
         if asks_conflict:
             # "不一致", "为准", "prevail" say that sources disagree, not what about
             q_terms = [replace(t, soft=True) if _CONFLICT_WORDS.search(t.text) else t for t in q_terms]
+        # the noun a question word asks about names the answer's class, which documents state
+        # an instance of: "哪个部门" is answered by 公安机关, "which countries" by "India, Peru";
+        # a question is not out of scope for lacking it
+        classes = _answer_classes(question)
         # the words of a clause label ("Section", "clause") are the clause, not things of their own
         labels = [c.lower() for c in route.slots.clauses]
         q_terms = [t for t in q_terms if not any(t.text.lower() in label for label in labels)]
@@ -341,7 +365,7 @@ class Reasoner:
             df = sum(1 for c, e in zip(covers, evidence) if _covers(c, t, e.chunk))
             weights[t.key] = base[t.key] * (1.0 + math.log((n + 1) / (df + 1)))
             if df == 0 and not t.soft:
-                if _thing_word(t):
+                if _thing_word(t) and t.text.lower() not in classes:
                     missing.append(t)
                 else:
                     # only a missing *thing* makes a question out of scope: actions and manners
@@ -370,17 +394,21 @@ class Reasoner:
             wants = wanted(piece)
             pieces.append(_Part(part, wants))
             items = _listed_items(piece)
+            item_wants = Asked("number", whole.kinds, quantity=True)
             if len(items) < 2:
+                # "特斯拉和比亚迪的交付量", "开幕和闭幕时间": one value asked of each of two
+                # things joined by 和 / and, each its own sub-question
+                items, item_wants = _coordinated(piece), wants
+            item_terms = [[t for t in part if t.text in item or t.key in {x.key for x in content_terms(item)}]
+                          for item in items]
+            if len(items) < 2 or not all(item_terms):
                 parts.append(_Part(part, wants))
                 continue
             # "起付标准、支付比例和最高支付限额分别是多少": one sub-question per listed item,
             # each with the words the items share ("在职职工在三级医院住院")
-            item_terms = [[t for t in part if t.text in item or t.key in {x.key for x in content_terms(item)}]
-                          for item in items]
             shared = [t for t in part if not any(t in it for it in item_terms)]
             for it in item_terms:
-                parts.append(_Part(shared + it, Asked("number", whole.kinds, quantity=True),
-                                   frozenset(t.key for t in it)))
+                parts.append(_Part(shared + it, item_wants, frozenset(t.key for t in it)))
         if not parts and terms:
             parts = [_Part(terms, whole)]
         pieces = pieces or parts
@@ -392,9 +420,15 @@ class Reasoner:
 
         # the best-covered sub-question counts: the others are named as gaps of a partial answer
         coverage = max((covered(p.terms) for p in pieces), default=covered(terms))
+        # a year the question names must be somewhere in the evidence (its text or dates):
+        # evidence only about other years does not answer "2026年……" (a pinned version is
+        # weighed by the version factor instead)
+        pinned = route.version if route.version and route.version != "latest" else ""
+        absent = [y for y in route.slots.years
+                  if str(y) != pinned and evidence and not any(_mentions_year(e.chunk, y) for e in evidence)]
         return _Plan(terms, weights, parts[:C.MAX_SENTENCES], pieces[:C.MAX_SENTENCES], missing,
                      whole, asked, mixed_bigrams(question), coverage=coverage, question=question,
-                     asks_conflict=asks_conflict)
+                     asks_conflict=asks_conflict, absent_years=absent)
 
     def _with_synonyms(self, terms: Sequence[Term], text: str) -> list[Term]:
         """Terms with their synonyms; an English word inside a phrase of a synonym group
@@ -436,8 +470,10 @@ class Reasoner:
                 sent.kinds = {q.kind for q in quantities}
                 sent.matches_asked = any(same_value(a, q) for a in plan.asked for q in quantities)
                 sent.bigram = _bigram_share(plan.bigrams, sent.text)
-                sent.score = self._score(sent, plan.terms, plan, plan.wants)
                 out.append(sent)
+        _link_hops(out, plan)
+        for sent in out:
+            sent.score = self._score(sent, plan.terms, plan, plan.wants)
         out.sort(key=lambda s: (-s.score, s.idx, s.offset))
         return out
 
@@ -507,6 +543,11 @@ class Reasoner:
                 chosen.append(pick)
         if not chosen:
             chosen = [next(s for s in candidates if carries(plan.wants.answer_type, s.text, plan.question))]
+        # the passage a multi-hop answer comes from is reached through another passage's
+        # sentence: it follows the answer, so the chain is cited
+        for s in list(chosen):
+            if s.link is not None and s.link not in chosen:
+                chosen.insert(chosen.index(s) + 1, s.link)
         # what the answer says so far: its sentences and their headings (not the rest of a clause,
         # which is exactly what a sibling sentence would add)
         covered = set().union(*(s.hits | s.head_hits for s in chosen))
@@ -576,8 +617,8 @@ class Reasoner:
             for f in group:
                 owner[id(f)] = by_quote[(f.chunk.chunk_id, f.sentence)]
             groups.append(group)
-        groups = [g for g in groups
-                  if _about_question(g, plan, route.question, [owner[id(f)] for f in g], chosen)]
+        groups = [g for g in groups if _one_subject(g)
+                  and _about_question(g, plan, route.question, [owner[id(f)] for f in g], chosen)]
         if not groups:
             return [], [], chosen
         keyset = {t.key for t in plan.terms}
@@ -617,6 +658,30 @@ class Reasoner:
                 else:
                     result[pos] = winner_sentence
         return conflicts, decisions, result
+
+    # -- two-thing questions ---------------------------------------------------------------
+    def _compare(self, question: str, route: RouteDecision, lang: str,
+                 candidates: list[_Sentence]) -> Answer | None:
+        """The answer to "which of A or B ...", "are A and B both ..." when the evidence settles
+        it (:mod:`~agentic_rag.agents.reasoner.comparison`): the verdict first, citing the
+        sentence about each thing, then those sentences."""
+        asked = comparison.parse(question)
+        if asked is None:
+            return None
+        verdict = comparison.decide(asked, candidates, _subject_name)
+        if verdict is None:
+            return None
+        a, b = verdict.sentences
+        if verdict.mode == "compare":
+            lead = render(lang, "compare", winner=verdict.winner, value=verdict.values[0],
+                          other=next(x for x in asked.items if x != verdict.winner), other_value=verdict.values[1])
+        else:
+            lead = render(lang, verdict.mode if verdict.mode == "which" else verdict.winner, winner=verdict.winner)
+        answer = self._compose(question, route, lang, [a, b], [], [])
+        refs = "".join(f"[{i + 1}]" for i in range(len(answer.citations)))
+        first = AnswerSentence(text=f"{lead}{refs}", citations=[c.chunk_id for c in answer.citations])
+        return answer.model_copy(update={"sentences": [first, *answer.sentences],
+                                         "text": _join(lang, [first.text, answer.text])})
 
     # -- cross references ------------------------------------------------------------------
     def _with_references(self, chosen: list[_Sentence], candidates: list[_Sentence],
@@ -696,13 +761,34 @@ class Reasoner:
                       sentences=sentences, citations=citations, conflicts=conflicts, route=route)
 
     def _abstain(self, question: str, route: RouteDecision, lang: str, gaps: list[str],
-                 t0: float, trace: list[TraceEvent], why: str, score: float) -> Answer:
+                 t0: float, trace: list[TraceEvent], why: str, score: float,
+                 signals: dict[str, float] | None = None) -> Answer:
         trace.append(TraceEvent(kind="reason", duration_ms=(time.perf_counter() - t0) * 1000,
-                                args=self._score_args(score), detail=f"abstained: {why}"))
+                                args=self._score_args(score, signals), detail=f"abstained: {why}"))
         return abstention.answer(question, route, lang, gaps, trace)
 
-    def _score_args(self, score: float) -> dict[str, float]:
-        return {"evidence_score": round(score, 4), "abstain_below": self.settings.abstain_below}
+    def _score_args(self, score: float, signals: dict[str, float] | None = None) -> dict[str, float]:
+        return {"evidence_score": round(score, 4), "abstain_below": self.settings.abstain_below,
+                **(signals or {})}
+
+    def _lead_signals(self, lead: _Sentence | None, plan: _Plan, evidence: Sequence[Evidence]) -> dict[str, float]:
+        """The signals of the best sentence that can carry the answer (what abstention weighs)."""
+        if lead is None:
+            return {}
+        sig = self._signals(lead, plan.terms, plan, plan.wants)
+        hard = [t for t in plan.terms if not t.soft]
+        total = sum(plan.weights[t.key] for t in hard) or 1.0
+        chunk_cover = TextCover(" ".join([lead.chunk.title, " ".join(lead.chunk.path), lead.chunk.clause or "",
+                                          lead.chunk.text, _table_text(lead.chunk)]))
+        in_chunk = sum(plan.weights[t.key] for t in hard if _covers(chunk_cover, t, lead.chunk)) / total
+        in_sentence = sum(plan.weights[t.key] for t in hard if t.key in lead.hits or t.key in lead.head_hits) / total
+        dense = [dense_signal(e.scores["vector"]) for e in evidence if "vector" in e.scores]
+        out = {"s_lexical": sig.lexical, "s_type": sig.type, "s_dense": -1.0 if sig.dense is None else sig.dense,
+               "s_rank": float(lead.idx), "s_position": float(lead.position), "s_coverage": sig.coverage,
+               "s_chunk_terms": in_chunk, "s_sentence_terms": in_sentence,
+               "s_top_dense": max(dense) if dense else -1.0, "s_hard_terms": float(len(hard)),
+               "s_missing": float(len(plan.missing))}
+        return {k: round(v, 4) for k, v in out.items()}
 
 
 # -- helpers --------------------------------------------------------------------------------
@@ -720,6 +806,71 @@ def _facts_of(sentences: Sequence[_Sentence]) -> tuple[list[Fact], dict[int, _Se
             owner[id(f)] = s
             facts.append(f)
     return facts, owner
+
+
+def _link_hops(sentences: Sequence[_Sentence], plan: _Plan) -> None:
+    """Multi-hop evidence chains: a passage about something the question does not name (the
+    city "where Kerry Saxby-Junna was born") answers when another passage's sentence that
+    matches the question names it ("... born in Young"). That sentence's question words
+    count as context of the passage it leads to, and it is kept as the answer's link."""
+    by_chunk: dict[str, list[_Sentence]] = {}
+    for s in sentences:
+        by_chunk.setdefault(s.chunk.chunk_id, []).append(s)
+    question = plan.question.lower()
+    for own in by_chunk.values():
+        chunk = own[0].chunk
+        name = _subject_name(chunk.title)
+        if not name or name.lower() in question:
+            continue  # a passage the question names itself is a first hop
+        pattern = re.compile(rf"(?<![\w]){re.escape(name)}(?![\w])", re.I) if not is_cjk(name) else None
+        links = [s for s in sentences if s.chunk.title != chunk.title and s.hits
+                 and (pattern.search(s.text) if pattern else name in s.text)]
+        if not links:
+            continue
+        link = max(links, key=lambda s: (sum(plan.weights[k] for k in s.hits)
+                                         + C.CONTEXT_HIT * sum(plan.weights[k] for k in s.ctx_hits), -s.idx))
+        for s in own:
+            add = (link.hits | link.ctx_hits) - s.hits - s.ctx_hits
+            if add:
+                s.ctx_hits = s.ctx_hits | add
+                s.link = link
+
+
+def _one_subject(group: Sequence[Fact]) -> bool:
+    """Whether the statements of a disagreement are about one subject: passages about two
+    named things (the populations of Young and of Korçë) do not contradict each other; versions
+    of one document ("Leave Policy 2023" / "Leave Policy 2025") and untitled passages may."""
+    names = {f.chunk.chunk_id: _subject_name(f.chunk.title) for f in group}
+    if not all(names.values()):
+        return True
+    plain = {re.sub(r"[\d\s年版]+", "", n).lower() for n in names.values()}
+    if len(plain) == 1:
+        return True
+    values = " ".join(str(f.quantity.raw).lower() for f in group)
+    if any(n.lower() in values for n in names.values()):
+        return True  # the names are what the statements disagree on (who directed it)
+    # a statement that names the other passage's subject is about it too
+    return any(n.lower() in f.sentence.lower() for f in group for cid, n in names.items()
+               if cid != f.chunk.chunk_id)
+
+
+def _mentions_year(chunk: Chunk, year: int) -> bool:
+    """Whether a chunk is about ``year``: it writes it, or its document is of that year."""
+    pattern = rf"(?<!\d){year}(?!\d)"
+    return bool(re.search(pattern, f"{chunk.title} {chunk.text} {chunk.version or ''}")) or any(
+        d is not None and d.year == year for d in (chunk.publish_date, chunk.effective_date))
+
+
+def _subject_name(title: str) -> str:
+    """The name a passage is about, from its title: "Ballina, New South Wales" -> "Ballina",
+    "Toad Hall (ANU)" -> "Toad Hall"; empty for a title that is no short name (a rule's title)."""
+    name = re.split(r"\s*[,(（，]", title.strip(), maxsplit=1)[0].strip()
+    if is_cjk(name):
+        return name if 2 <= len(name) <= 12 else ""
+    words = name.split()
+    if not 1 <= len(words) <= 6 or len(name) < 4 or not name[:1].isupper():
+        return ""
+    return name
 
 
 def _covers(cover: TextCover, term: Term, chunk: Chunk) -> bool:
@@ -742,6 +893,42 @@ def _listed_items(piece: str) -> list[str]:
     clause = re.split(r"[，,；;：:]", piece[:m.start()])[-1]
     items = [x.strip() for x in _LIST_SPLIT.split(clause) if x.strip()]
     return items if 2 <= len(items) <= C.MAX_SENTENCES else []
+
+
+_JOINERS = frozenset({"和", "与", "及", "以及", "、", "跟", "and", "&"})
+
+
+def _coordinated(piece: str) -> list[str]:
+    """The words a question joins with 和 / 与 / 、 / "and" when it asks for a value, a date or a
+    name of each ("2022年特斯拉和比亚迪交付量" -> 特斯拉, 比亚迪; "开幕和闭幕时间" -> 开幕,
+    闭幕): one word on each side of the joiner, the rest of the question shared by all; empty
+    when nothing such is asked."""
+    if analyze(piece).answer_type not in ("date", "number", "person", "organization", "place", "name"):
+        return []
+    tokens = [t for t in segment(piece) if t.strip()]
+    wordy = [bool(content_terms(t)) for t in tokens]
+    for i, tok in enumerate(tokens):
+        if tok.lower() not in _JOINERS or i == 0 or i + 1 >= len(tokens) or not wordy[i - 1] or not wordy[i + 1]:
+            continue
+        # the word before the joiner (back over "A、B、" lists) and the word after it
+        items = [tokens[i - 1], tokens[i + 1]]
+        j = i - 2
+        while j >= 1 and tokens[j] in ("、", ",", "，") and wordy[j - 1]:
+            items.insert(0, tokens[j - 1])
+            j -= 2
+        # a single word each, unless both are names: "北京冬奥会澳大利亚和新西兰" joins the two
+        # countries, "起付标准、支付比例和最高支付限额" joins phrases (a list, not two words)
+        if j >= 0 and wordy[j] and not all(_is_name(x) for x in items):
+            return []
+        return items[:C.MAX_SENTENCES] if len(items) >= 2 else []
+    return []
+
+
+def _is_name(word: str) -> bool:
+    if not is_cjk(word):
+        return word[:1].isupper()
+    tag = word_tag(word)
+    return tag is None and len(word) >= 3 or tag is not None and tag.startswith(("nr", "ns", "nt", "nz"))
 
 
 def _within(chosen: list[_Sentence], extra: set[int], max_chars: int, lang: str) -> list[_Sentence]:
@@ -785,6 +972,25 @@ def _unknown_pairs(question: str) -> list[str]:
                 and a not in QUESTION_ZH and b not in QUESTION_ZH:
             pairs.append(a + b)
     return pairs
+
+
+_CLASS_ZH = re.compile(r"(?:什么|哪个|哪些|哪种|哪类|哪家|哪位|哪一个|哪一种|哪几个|哪几种|哪几|何种|何)(?:样的|的)?"
+                       r"(?P<noun>[\u4e00-\u9fff]{2,4})")
+_CLASS_EN = re.compile(r"\b(?:which|what|whose|how many)\s+(?P<noun>[a-z][a-z'\-]+)", re.I)
+
+
+def _answer_classes(question: str) -> set[str]:
+    """The nouns right after a question word ("什么地方", "哪个部门", "which jobs", "what
+    percentage", "how many days"): the kind of thing the answer is, not what it is about."""
+    out: set[str] = set()
+    for m in _CLASS_ZH.finditer(question):
+        noun = m.group("noun")
+        words = segment(noun)
+        if words:
+            out.add(words[0])
+    for m in _CLASS_EN.finditer(question):
+        out.add(m.group("noun").lower())
+    return out
 
 
 def _thing_word(t: Term) -> bool:
@@ -959,8 +1165,8 @@ def _trim(s: _Sentence, lang: str) -> str:
     clauses are dropped (never the parts of one), so what is kept still says what it said."""
     text = s.text.rstrip("。；;.，, ")
     limit = C.LONG_SENTENCE["zh" if lang == "zh" else "en"]
-    if len(text) <= limit:
-        return text
+    if len(text) <= limit or "\n" in s.quote.strip():
+        return text  # short, or a list quoted whole: every item is the answer
     segs = [p for p in re.split(r"(?<=[；;])", text) if p.strip()]
     if len(segs) < 2:
         return text
@@ -995,11 +1201,13 @@ def _dedupe(items: Sequence[str]) -> list[str]:
 
 
 def _dedupe_sentences(chosen: Sequence[_Sentence]) -> list[_Sentence]:
-    seen: set[str] = set()
+    """The chosen sentences without repeats: a sentence said again, or an item of a list the
+    answer quotes whole ("……下列材料：身份证明；照片" and "照片")."""
+    keys = [re.sub(r"\W", "", s.text) for s in chosen]
     out: list[_Sentence] = []
-    for s in chosen:
-        key = re.sub(r"\W", "", s.text)
-        if key in seen:
+    seen: set[str] = set()
+    for i, (s, key) in enumerate(zip(chosen, keys)):
+        if key in seen or any(j != i and key != other and key in other for j, other in enumerate(keys)):
             continue
         seen.add(key)
         out.append(s)

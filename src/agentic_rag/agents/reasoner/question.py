@@ -223,7 +223,7 @@ _ROLE = re.compile(r"由[^，。；]{1,20}(?:审批|批准|负责|办理|审核|
                    r"\b(?:staff|employees?|workers?|members?|persons?|people|residents?|applicants?|students?|"
                    r"contractors?|visitors?|anyone|everyone|those|whoever|managers?|interns?)\b", re.I)
 _ORG_WORDS = re.compile(
-    r"[\u3400-\u9fff](?:公司|集团|银行|大学|学院|医院|协会|委员会|部|局|厅|署|院|所|中心|政府|法院|检察院|队|俱乐部|"
+    r"[\u3400-\u9fff](?:公司|集团|银行|大学|学院|医院|协会|委员会|机关|机构|部门|部|局|厅|署|院|所|中心|政府|法院|检察院|队|俱乐部|"
     r"联盟|组织|基金会|党|处|科|办公室|平台|系统|窗口|网站|小程序)|APP|"
     r"\b(?:inc|ltd|llc|corp|company|group|bank|university|college|institute|committee|council|department|"
     r"agency|office|ministry|team|club|union|party|association|foundation|board|system|portal|website|"
@@ -265,7 +265,39 @@ def carries(answer_type: AnswerType, sentence: str, question: str = "") -> bool:
         return True
     if sentence.rstrip().endswith(("？", "?")):
         return False  # a question states nothing
+    if answer_type == "number" and question:
+        return _states_amount(sentence, question)
     return _carries(answer_type, _without(sentence, question) if question else sentence)
+
+
+#: a question about a count or a sum ("交付量", "销量", "revenue") is not answered by a rate or
+#: a period unless it asks for one ("同比增长多少", "how long")
+_COUNT_HEAD = re.compile(r"(?:人数|数量|总数|次数|销量|产量|总产量|营收|收入|票房|产值|金额|规模|吞吐量|交付量|"
+                         r"净利润|利润|总额|人口|议席|席位)\s*(?:是|为|有)?\s*(?:多少)?\s*[？?]?\s*$|"
+                         r"\b(?:revenue|sales|deliveries|population|attendance|turnover)\b", re.I)
+_ASKS_RATE = re.compile(r"比例|比率|[^\s，,]率|百分|几成|增长|增速|增幅|下降|降幅|上涨|涨幅|占比|份额|"
+                        r"percent|\brate\b|\bshare\b|growth|grow|increase|rise|fall|drop|decline|proportion", re.I)
+_ASKS_PERIOD = re.compile(r"多久|多长|几年|几个月|多少年|多少个?月|多少天|几天|多少个?工作日|几个工作日|期限|时限|有效期|"
+                          r"how long|how many (?:days|weeks|months|years|hours|minutes)|how soon|period|duration", re.I)
+_ORDINAL = re.compile(r"第\s*[\d零〇一二两三四五六七八九十百千]+|\b\d+(?:st|nd|rd|th)\b|[上下]半年", re.I)
+
+
+@lru_cache(maxsize=16384)
+def _states_amount(sentence: str, question: str) -> bool:
+    """Whether ``sentence`` states an amount that can answer the "how much / how many"
+    ``question``: a value the question does not state itself, not a year, a date or an ordinal
+    (第二季度); for a count or a sum (交付量, revenue), not a rate or a period it does not ask for."""
+    rest = _ORDINAL.sub(" ", _DATE_EXPR.sub(" ", sentence))
+    found = [q for q in extract_quantities(rest) if q.kind != "date" and q.raw and q.raw not in question]
+    if _COUNT_HEAD.search(question):
+        found = [q for q in found if (q.kind != "percent" or _ASKS_RATE.search(question))
+                 and (q.kind != "duration" or _ASKS_PERIOD.search(question))]
+    if found:
+        return True
+    for q in extract_quantities(rest):
+        if q.raw:
+            rest = rest.replace(q.raw, " ")
+    return _carries("number", _without(rest, question))
 
 
 @lru_cache(maxsize=16384)

@@ -1,0 +1,152 @@
+"""Questions the Reasoner answers from two passages: about two named things (which comes
+first, which has a property, do both have it) and multi-hop chains (the answer is in a passage
+about something another passage names). Passages and questions are written for these tests."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from agentic_rag.agents.reasoner import Reasoner
+from agentic_rag.agents.reasoner.comparison import parse
+from agentic_rag.agents.reasoner.question import carries
+from agentic_rag.types import Chunk, Evidence, RouteDecision
+
+
+def passage(doc: str, title: str, text: str) -> Chunk:
+    return Chunk(chunk_id=f"{doc}:0", doc_id=doc, ord=0, text=text, title=title,
+                 span=(0, len(text)), kind="body", language="en")
+
+
+def ask(question: str, *chunks: Chunk):
+    evidence = [Evidence(chunk=c, score=1.0 - i * 0.05, rank=i + 1, legs=["bm25"]) for i, c in enumerate(chunks)]
+    route = RouteDecision(question=question, query=question, language="en")
+    return Reasoner().reason(question, route, evidence)
+
+
+ORCHARD = passage("a", "Juniper Lane Quartet", "Juniper Lane Quartet is a folk group from Leeds. "
+                  "The quartet was formed in 2004 by two sisters.")
+MERIDIAN = passage("b", "Meridian Foxes", "Meridian Foxes is an indie band from Cork. "
+                   "The band was formed in 2011 after a college contest.")
+
+
+def test_which_came_first_names_the_earlier_one_and_cites_both_dates():
+    answer = ask("Which group was formed first, Juniper Lane Quartet or Meridian Foxes?", ORCHARD, MERIDIAN)
+    assert answer.text.startswith("Juniper Lane Quartet")
+    assert "2004" in answer.sentences[0].text and "2011" in answer.sentences[0].text
+    assert set(answer.sentences[0].citations) == {"a:0", "b:0"}
+    assert all(s.supported for s in answer.sentences)
+
+
+def test_which_came_later_reverses_the_order():
+    answer = ask("Which band was formed later, Juniper Lane Quartet or Meridian Foxes?", ORCHARD, MERIDIAN)
+    assert answer.text.startswith("Meridian Foxes")
+
+
+def test_both_question_says_no_when_one_lacks_the_property():
+    answer = ask("Are Juniper Lane Quartet and Meridian Foxes both indie bands?", ORCHARD, MERIDIAN)
+    assert answer.text.startswith("No")
+    assert len(answer.citations) == 2
+
+
+def test_both_question_says_yes_when_each_passage_states_it():
+    answer = ask("Are Juniper Lane Quartet and Meridian Foxes both from a city?",
+                 passage("a", "Juniper Lane Quartet", "Juniper Lane Quartet is a folk group from the city of Leeds."),
+                 passage("b", "Meridian Foxes", "Meridian Foxes is an indie band from the city of Cork."))
+    assert answer.text.startswith("Yes")
+
+
+def test_a_question_about_one_thing_is_no_comparison():
+    assert parse("What is the hotel limit per night in Tier-1 cities?") is None
+    assert parse("Can staff get paid time off to do charity work?") is None
+    assert parse("Are Alder Field and Birch Field both in the same state?") is None  # "same" needs two values
+
+
+def test_the_answer_from_the_second_hop_passage_comes_first_with_its_link():
+    walker = passage("p", "Ada Trevelyan", "Ada Trevelyan is a retired long-distance runner. "
+                     "She was born in Pellham, a river town, and trained in Ostbury.")
+    town = passage("t", "Pellham", "Pellham is a market town on the Wye. "
+                   "At the 2016 census, Pellham had a population of 8,412.")
+    other = passage("o", "Harrowgate", "Harrowgate is a city in the north. "
+                    "At the 2016 census, the city had a population of 51,300.")
+    answer = ask("At the 2016 census, what was the population of the town where Ada Trevelyan was born?",
+                 walker, other, town)
+    assert answer.sentences[0].citations == ["t:0"]
+    assert "8,412" in answer.sentences[0].text
+    assert any(s.citations == ["p:0"] for s in answer.sentences[1:3])  # the link is cited
+    assert "51,300" not in answer.text  # another city's population is no conflict
+    assert not answer.conflicts
+
+
+@pytest.mark.parametrize("question, sentence, expected", [
+    ("How many cars did Lumen Motors deliver in 2022?",
+     "In the second quarter of 2022 Lumen Motors saw deliveries fall.", False),
+    ("Lumen Motors 2022年交付量", "Lumen Motors 2022年第二季度交付量下滑，下半年压力增大", False),
+    ("Lumen Motors 2022年交付量", "Lumen Motors 2022年全年交付131万辆", True),
+    ("2022年Lumen Motors全球销量是多少？", "Lumen Motors在本地市场的销量占全球销量的34%", False),
+    ("Lumen Motors 2022年销量同比增长多少？", "全年销量同比增长14.8%", True),
+    ("失业保险金最长能领多久？", "最长可以领取24个月", True),
+])
+def test_an_amount_question_needs_an_amount_of_the_asked_kind(question, sentence, expected):
+    from agentic_rag.agents.reasoner.question import analyze
+
+    assert carries(analyze(question).answer_type, sentence, question) is expected
+
+
+def test_answer_markers_are_well_formed():
+    answer = ask("Which group was formed first, Juniper Lane Quartet or Meridian Foxes?", ORCHARD, MERIDIAN)
+    for n in {int(m) for m in re.findall(r"\[(\d+)\]", answer.text)}:
+        assert 1 <= n <= len(answer.citations)
+
+
+# -- what a question asks for, read more closely ----------------------------------------------
+
+def zh(doc: str, text: str, *, title: str = "", published=None) -> Chunk:
+    return Chunk(chunk_id=f"{doc}:0", doc_id=doc, ord=0, text=text, title=title, span=(0, len(text)),
+                 kind="body", language="zh", publish_date=published)
+
+
+def ask_zh(question: str, *chunks: Chunk, years: list[int] | None = None):
+    from agentic_rag.types import Slots
+
+    evidence = [Evidence(chunk=c, score=1.0 - i * 0.05, rank=i + 1, legs=["bm25"]) for i, c in enumerate(chunks)]
+    route = RouteDecision(question=question, query=question, language="zh", slots=Slots(years=years or []))
+    return Reasoner().reason(question, route, evidence)
+
+
+@pytest.mark.parametrize("question, text, lang", [
+    ("青岚马拉松的终点设在什么地方？", "本届青岚马拉松终点设在滨江湿地公园。", "zh"),
+    ("青岚市的养鸽登记由哪个部门负责？", "市公安机关负责养鸽登记和监督检查。", "zh"),
+    ("Which countries need an entry letter?", "Holders of passports of Peru, Chile or Ghana need an entry letter.", "en"),
+])
+def test_the_class_a_question_word_names_is_not_what_the_documents_must_contain(question, text, lang):
+    # the text names the place, the office, the countries: never the words 地方, 部门, "countries"
+    chunk = zh("r", text, title="青岚") if lang == "zh" else passage("r", "Visitor Rules", text)
+    evidence = [Evidence(chunk=chunk, score=1.0, rank=1, legs=["bm25"])]
+    route = RouteDecision(question=question, query=question, language=lang)
+    plan = Reasoner()._plan(question, route, evidence)
+    assert plan.missing == [], [t.text for t in plan.missing]
+    assert plan.coverage == 1.0
+
+
+def test_a_year_nowhere_in_the_evidence_is_missing():
+    report = zh("n", "2025年青岚半程马拉松于4月12日开跑，报名人数达到2.1万人。", title="青岚半马开跑",
+                published=__import__("datetime").date(2025, 4, 13))
+    assert ask_zh("2027年青岚半程马拉松什么时候开跑？", report, years=[2027]).status == "abstained"
+    assert ask_zh("2025年青岚半程马拉松什么时候开跑？", report, years=[2025]).status != "abstained"
+
+
+def test_a_list_is_quoted_whole_and_its_items_are_not_repeated():
+    rule = zh("r", "第五条 办理养鸽登记应当提交下列材料：\n（一）养鸽人身份证明；\n（二）鸽舍位置图；\n"
+                   "（三）鸽只免疫证明；\n（四）鸽环编号清单。", title="青岚市养鸽管理办法")
+    answer = ask_zh("办理养鸽登记需要哪些材料？", rule)
+    for item in ("身份证明", "鸽舍位置图", "免疫证明", "鸽环编号清单"):
+        assert answer.text.count(item) == 1, answer.text
+
+
+def test_two_things_joined_by_and_each_get_their_own_sentence():
+    a = zh("a", "2023年，星桥汽车全年交付新车42万辆，同比增长18%。", title="星桥汽车年报")
+    b = zh("b", "2023年，远帆汽车全年交付新车27万辆，创历史新高。", title="远帆汽车年报")
+    answer = ask_zh("2023年星桥汽车和远帆汽车的交付量是多少？", a, b, years=[2023])
+    assert "42万辆" in answer.text and "27万辆" in answer.text, answer.text
