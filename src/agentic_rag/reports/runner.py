@@ -68,13 +68,25 @@ class ReportRunner:
             raise NotFoundError(f"unknown report template {str(name)!r} (known: {', '.join(sorted(found))})")
         return found[str(name)]
 
+    def prepare(self, template: str | Path | Template, inputs: dict[str, str]) -> tuple[Template, dict[str, str]]:
+        """The template and the bound inputs of a run, checked: a template that does not exist
+        or is invalid, an input missing or unknown, a document id that is not in the index,
+        each raise before any step runs (the service calls this before it starts a stream)."""
+        tpl = template if isinstance(template, Template) else self.template(template)
+        tpl.check_operations(OPERATIONS)
+        values = tpl.bind(inputs)
+        probe = Context(self.engine, self.runtime, tpl, values, Tracer(), threading.Event(), 0.0)
+        for spec in tpl.inputs:
+            if spec.kind == "document" and spec.name in values:
+                probe.document(values[spec.name])
+        return tpl, values
+
     def run(self, template: str | Path | Template, inputs: dict[str, str], *,
             on_event: Callable[[TraceEvent], None] | None = None, abort: threading.Event | None = None,
             deadline_s: float | None = None, session_id: str = "") -> Report:
         """Run ``template`` on ``inputs``; bad inputs (an unknown document id, a missing input)
         raise before any step runs."""
-        tpl = template if isinstance(template, Template) else self.template(template)
-        values = tpl.bind(inputs)
+        tpl, values = self.prepare(template, inputs)
         started = time.monotonic()
         deadline_s = deadline_s or self.limits.deadline_s
         tracer = Tracer(session_id, on_event)
@@ -86,9 +98,6 @@ class ReportRunner:
                                call_timeout_s=self.limits.llm_timeout_s)
         ctx = Context(self.engine, self.runtime, tpl, values, tracer, abort or threading.Event(),
                       started + deadline_s, lang=_language(values))
-        for spec in tpl.inputs:  # an unknown document fails before any work
-            if spec.kind == "document" and spec.name in values:
-                ctx.document(values[spec.name])
         tracer.emit("plan", tool=tpl.name, args={"steps": [f"{s.id}: {s.op}" for s in tpl.steps], "inputs": values},
                     detail=f"template {tpl.name}")
         sections: list[ReportSection] = []

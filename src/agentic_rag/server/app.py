@@ -49,6 +49,7 @@ from agentic_rag.server.schemas import (
     ModelCard,
     ModelList,
     ReasonRequest,
+    ReportRequest,
     RetrieveRequest,
     RetrieveResponse,
     RouteRequest,
@@ -56,6 +57,7 @@ from agentic_rag.server.schemas import (
     ServiceInfo,
     SessionCreated,
     SessionView,
+    TemplateInfo,
     UploadResult,
 )
 from agentic_rag.server.service import InputError, Service
@@ -174,6 +176,40 @@ def create_app(settings: Settings | None = None, *, service: Service | None = No
                     answer: ServedAnswer = value
                     yield sse.frame(answer.model_dump(mode="json", exclude={"trace"}), "answer")
                     yield sse.frame({"answer_id": answer.answer_id, "status": answer.status}, "done")
+                else:
+                    yield sse.frame(error_payload(value)[1], "error")
+                    yield sse.frame({"status": "error"}, "done")
+
+        return StreamingResponse(events(), media_type=sse.MEDIA_TYPE, headers=sse.HEADERS)
+
+    @app.get("/v1/reports", response_model=list[TemplateInfo], responses=_ERRORS, tags=["reports"])
+    def report_templates() -> list[TemplateInfo]:
+        """The report templates: packaged ones and those in reports.templates_dir."""
+        return svc.report_templates()
+
+    @app.post("/v1/reports", tags=["reports"], responses={**_ERRORS, 200: {"content": {"text/event-stream": {}}}})
+    async def report(body: ReportRequest, request: Request) -> Any:
+        """Run a report template (``compare-versions``, ``topic-brief``, ...). JSON: the report
+        (sections of cited lines, per-clause changes, citations, conflicts, gaps, trace); with
+        ``Accept: text/event-stream`` or ``stream: true``: one event per step as it happens
+        (``plan``, ``step``, ``tool``, ``verify``, ``fallback``, ``final``, ...), then ``report``,
+        then ``done``. Unknown template or document, bad inputs: a 4xx before anything runs."""
+        await run_in_threadpool(svc.check_report, body)
+        if not (body.stream or "text/event-stream" in request.headers.get("accept", "")):
+            done = await blocking(request, lambda cancel: svc.report(body, cancel=cancel))
+            return JSONResponse(done.model_dump(mode="json"))
+
+        async def events():
+            work = lambda emit, cancel: svc.report(body, on_event=emit, cancel=cancel)  # noqa: E731
+            async for kind, value in sse.run_streaming(request, work, heartbeat_s):
+                if kind == "heartbeat":
+                    yield sse.HEARTBEAT
+                elif kind == "item":
+                    event: TraceEvent = value
+                    yield sse.frame(event.model_dump(mode="json"), event.kind)
+                elif kind == "result":
+                    yield sse.frame(value.model_dump(mode="json", exclude={"trace"}), "report")
+                    yield sse.frame({"status": value.status}, "done")
                 else:
                     yield sse.frame(error_payload(value)[1], "error")
                     yield sse.frame({"status": "error"}, "done")

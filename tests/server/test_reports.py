@@ -1,0 +1,59 @@
+"""POST /v1/reports against a real `arag serve` over the examples: JSON, server-sent events per
+step, and bad input as a 4xx with one clear message."""
+
+from __future__ import annotations
+
+import httpx
+import pytest
+
+from tests.server.conftest import sse_events
+
+OLD, NEW = "职工医保待遇办法_2023.txt", "职工医保待遇办法_2024.md"
+
+
+@pytest.fixture(scope="module")
+def client(server):
+    with httpx.Client(base_url=server.url, timeout=60) as c:
+        yield c
+
+
+def test_the_templates_are_listed(client):
+    names = {t["name"]: t for t in client.get("/v1/reports").json()}
+    assert {"compare-versions", "topic-brief"} <= set(names)
+    assert [i["name"] for i in names["compare-versions"]["inputs"]] == ["old", "new"]
+
+
+def test_compare_versions_as_json(client):
+    r = client.post("/v1/reports", json={"template": "compare-versions", "inputs": {"old": OLD, "new": NEW}})
+    assert r.status_code == 200, r.text
+    report = r.json()
+    assert report["status"] == "complete"
+    changed = [c for c in report["clauses"] if c["status"] == "changed"]
+    assert any(v["old"] == "30万元" and v["new"] == "40万元" for c in changed for v in c["changes"])
+    cited = {c["chunk_id"] for c in report["citations"]}
+    assert all(cid in cited for s in report["sections"] for line in s["lines"] for cid in line["citations"])
+
+
+def test_the_steps_stream_as_they_run_then_the_report(client):
+    body = {"template": "topic-brief", "inputs": {"topic": "异地就医备案"}, "stream": True}
+    with client.stream("POST", "/v1/reports", json=body) as r:
+        assert r.status_code == 200 and r.headers["content-type"].startswith("text/event-stream")
+        events = [(name, data) for name, data in sse_events(r) if name != ":"]
+    names = [n for n, _ in events]
+    assert names[0] == "plan" and names[-2:] == ["report", "done"]
+    assert names.count("step") == 4 and "verify" in names and "final" in names
+    report = events[-2][1]
+    assert report["template"] == "topic-brief" and report["conflicts"]
+
+
+@pytest.mark.parametrize("body, status, code, says", [
+    ({"template": "compare-versions", "inputs": {"old": "no-such-doc", "new": NEW}}, 404, "not_found", "no-such-doc"),
+    ({"template": "no-such-template", "inputs": {}}, 404, "not_found", "no-such-template"),
+    ({"template": "compare-versions", "inputs": {"old": OLD}}, 422, "invalid_request", "'new'"),
+    ({"template": "topic-brief", "inputs": {"topic": "x"}, "colour": 1}, 422, "invalid_request", "colour"),
+])
+def test_bad_input_is_a_4xx_naming_it(client, body, status, code, says):
+    r = client.post("/v1/reports", json=body)
+    assert r.status_code == status, r.text
+    error = r.json()["error"]
+    assert error["code"] == code and says in error["message"]
