@@ -80,12 +80,39 @@ Article 5 Volunteers travelling after midnight may claim a taxi fare of up to US
 """
 
 
+RULES_V1 = """宁川区社区食堂运营补助办法
+
+第一条 本办法适用于宁川区登记备案的社区食堂。
+
+第二条 每个社区食堂每月可以申领运营补助2000元。
+
+第三条 申领补助应当在每季度开始后10日内提出。
+
+第四条 申领时应当提交经营台账和就餐人数统计表。
+
+第五条 本办法自2023年1月1日起施行。
+"""
+
+RULES_V2 = """宁川区社区食堂运营补助办法
+
+第一条 本办法适用于宁川区登记备案的社区食堂。
+
+第二条 每个社区食堂每月可以申领运营补助2500元。
+
+第三条 申领补助应当在每季度开始后15日内提出。申领时应当提交经营台账和就餐人数统计表。
+
+第四条 本办法自2025年1月1日起施行。
+"""
+
+
 @pytest.fixture(scope="module")
 def corpus(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
     root = tmp_path_factory.mktemp("versions")
     files = {"notice_2023": "notice_2023.txt", "notice_2025": "notice_2025.txt",
-             "policy_v1": "volunteer-policy-v1.txt", "policy_v2": "volunteer-policy-v2.txt"}
-    texts = {"notice_2023": NOTICE_2023, "notice_2025": NOTICE_2025, "policy_v1": POLICY_V1, "policy_v2": POLICY_V2}
+             "policy_v1": "volunteer-policy-v1.txt", "policy_v2": "volunteer-policy-v2.txt",
+             "rules_v1": "canteen-rules-v1.txt", "rules_v2": "canteen-rules-v2.txt"}
+    texts = {"notice_2023": NOTICE_2023, "notice_2025": NOTICE_2025, "policy_v1": POLICY_V1, "policy_v2": POLICY_V2,
+             "rules_v1": RULES_V1, "rules_v2": RULES_V2}
     for key, name in files.items():
         (root / name).write_text(texts[key], encoding="utf-8")
     return {key: root / name for key, name in files.items()}

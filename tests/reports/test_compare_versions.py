@@ -84,3 +84,17 @@ def test_html_and_json_renderings(engine, doc_ids):
     assert html.startswith("<!doctype html>") and "USD 0.30 → USD 0.45" in html and "id='src-1'" in html
     data = json.loads(render(report, "json"))
     assert data["template"] == "compare-versions" and data["clauses"][0]["status"] == "unchanged"
+
+
+def test_two_clauses_merged_into_one_keep_their_changed_values(engine, doc_ids):
+    report = ReportRunner(engine).run("compare-versions", {"old": doc_ids["rules_v1"], "new": doc_ids["rules_v2"]})
+    merged = next(c for c in report.clauses if c.merged_into is not None)
+    kept = next(c for c in report.clauses if c.merged_from)
+    assert merged.status == "removed" and merged.merged_into.clause == "第三条" == kept.new.clause
+    both = [(v.old, v.new) for v in merged.changes + kept.changes]
+    assert ("10日", "15日") in both  # the deadline changed on the way into the merged clause
+    moved = next(c for c in report.clauses if c.old and c.old.clause == "第五条")
+    assert moved.status == "renumbered" and moved.new.clause == "第四条"
+    assert [(v.old, v.new) for v in moved.changes] == [("2023年1月1日", "2025年1月1日")]
+    summary = next(s for s in report.sections if s.step == "summary")
+    assert any("10日 → 15日" in line.text and len(line.citations) == 2 for line in summary.lines)

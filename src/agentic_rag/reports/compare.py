@@ -107,7 +107,8 @@ def clauses_of(chunks: Sequence[Chunk]) -> list[Clause]:
             continue
         text = "\n".join(c.text for c in group)
         body = _without_heading(strip_label(text) if label else unwrap(text))
-        number = (group[0].clause_no or clause_number(label)).lower() if label else None
+        # 附件2 and 第二条 are different clauses even if both are numbered 2
+        number = f"{group[0].kind}:{(group[0].clause_no or clause_number(label)).lower()}" if label else None
         out.append(Clause(key, label, number, group, text, body, char_bigrams(_shape(body))))
     return out
 
@@ -122,13 +123,35 @@ def _shape(text: str) -> str:
     return re.sub(r"\d", "0", _CLAUSE_REF.sub("§", text))
 
 
+#: a clause that grew (or shrank) by a sentence still continues the other when most of the
+#: shorter text is in the longer one and it is not tiny beside it
+CONTAINED_MIN, CONTAINED_SIZE = 0.6, 0.4
+#: a removed clause was merged into a kept one when that much of its wording is in it
+MERGED_MIN = 0.7
+
+
+def similarity(a: Clause, b: Clause) -> float:
+    """How alike two clauses are: the bigram overlap (Jaccard) of their wording, or, when one
+    keeps most of the other's words and adds or drops a sentence, the share of the shorter
+    one found in the longer, less a margin."""
+    if squash(a.body) == squash(b.body):
+        return 1.0
+    sim = jaccard(a.grams, b.grams)
+    small, large = sorted((len(a.grams), len(b.grams)))
+    if small and small / large >= CONTAINED_SIZE:
+        contained = len(a.grams & b.grams) / small
+        if contained >= CONTAINED_MIN:
+            sim = max(sim, contained - 0.1)
+    return sim
+
+
 def align(old: Sequence[Clause], new: Sequence[Clause]) -> list[tuple[Clause | None, Clause | None, float]]:
     """Pairs (old, new, similarity), in the new document's order with removed clauses placed
     after the clause they followed; ``None`` on one side for an added or removed clause."""
     candidates: list[tuple[float, float, int, int]] = []
     for i, a in enumerate(old):
         for j, b in enumerate(new):
-            sim = 1.0 if squash(a.body) == squash(b.body) else jaccard(a.grams, b.grams)
+            sim = similarity(a, b)
             same = a.number is not None and a.number == b.number
             if sim >= (SAME_LABEL_MIN if same else MOVED_MIN):
                 candidates.append((sim + (SAME_LABEL_BONUS if same else 0.0), sim, i, j))
@@ -160,24 +183,66 @@ def align(old: Sequence[Clause], new: Sequence[Clause]) -> list[tuple[Clause | N
 
 
 def compare_documents(old_chunks: Sequence[Chunk], new_chunks: Sequence[Chunk]) -> list[ClauseChange]:
-    """Every clause of both documents with its status and, for a changed one, what changed."""
+    """Every clause of both documents with its status and, for a changed one, what changed. A
+    removed clause whose wording now stands inside another clause (two merged into one) says
+    which, with the values that changed on the way; the sentences it brought are not also
+    reported as added to that clause."""
+    pairs = align(clauses_of(old_chunks), clauses_of(new_chunks))
+    merged = _merges(pairs)
     out: list[ClauseChange] = []
-    for a, b, sim in align(clauses_of(old_chunks), clauses_of(new_chunks)):
+    for a, b, sim in pairs:
         if a is None and b is not None:
             out.append(ClauseChange(status="added", new=b.citation(_lead(b.body)), material=True))
         elif b is None and a is not None:
-            out.append(ClauseChange(status="removed", old=a.citation(_lead(a.body)), material=True))
+            into = merged.get(a.key)
+            if into is None:
+                out.append(ClauseChange(status="removed", old=a.citation(_lead(a.body)), material=True))
+                continue
+            changes, old_quote, new_quote = value_changes(a.body, into.body)
+            changes = [c for c in changes if not c.whole]
+            out.append(ClauseChange(status="removed", old=a.citation(old_quote or _lead(a.body)),
+                                    merged_into=into.citation(new_quote or _lead(into.body)), changes=changes,
+                                    similarity=round(similarity(a, into), 3), material=True))
         elif a is not None and b is not None:
-            out.append(_pair(a, b, sim))
+            brought = [m for m in pairs if m[0] is not None and m[1] is None and merged.get(m[0].key) is b]
+            out.append(_pair(a, b, sim, [m[0] for m in brought if m[0] is not None]))
     return out
 
 
-def _pair(a: Clause, b: Clause, sim: float) -> ClauseChange:
+def _merges(pairs: list[tuple[Clause | None, Clause | None, float]]) -> dict[str, Clause]:
+    """Removed clause key -> the kept new clause that now holds most of its wording."""
+    kept = [b for a, b, _ in pairs if a is not None and b is not None]
+    out: dict[str, Clause] = {}
+    for a, b, _ in pairs:
+        if a is None or b is not None or not a.grams:
+            continue
+        best = max(kept, key=lambda n: len(a.grams & n.grams), default=None)
+        if best is not None and len(a.grams & best.grams) / len(a.grams) >= MERGED_MIN:
+            out[a.key] = best
+    return out
+
+
+def _pair(a: Clause, b: Clause, sim: float, brought: Sequence[Clause] = ()) -> ClauseChange:
+    change = _compared(a, b, sim, brought)
+    if brought:
+        change = change.model_copy(update={"merged_from": [c.citation(_lead(c.body)) for c in brought]})
+    return change
+
+
+def _compared(a: Clause, b: Clause, sim: float, brought: Sequence[Clause]) -> ClauseChange:
     moved = a.number != b.number
     if squash(a.body) == squash(b.body):
         return ClauseChange(status="renumbered" if moved else "unchanged", old=a.citation(_lead(a.body)),
                             new=b.citation(_lead(b.body)), similarity=1.0)
     changes, old_quote, new_quote = value_changes(a.body, b.body)
+    if brought:  # what came from a clause merged into this one is reported with that clause
+        theirs = [char_bigrams(_shape(p)) for c in brought for p in _sentences(c.body)]
+        from_them = [p for p in _sentences(b.body)
+                     if any(jaccard(char_bigrams(_shape(p)), g) >= SENTENCE_MIN for g in theirs)]
+        changes = [c for c in changes if c.old or not c.new or not any(c.new in p for p in from_them)]
+        if not changes:
+            return ClauseChange(status="renumbered" if moved else "changed", old=a.citation(_lead(a.body)),
+                                new=b.citation(_lead(b.body)), similarity=round(sim, 3))
     if not changes:  # only spacing or punctuation differs
         return ClauseChange(status="renumbered" if moved else "unchanged", old=a.citation(_lead(a.body)),
                             new=b.citation(_lead(b.body)), similarity=round(sim, 3))

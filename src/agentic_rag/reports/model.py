@@ -47,11 +47,17 @@ class ClauseChange(BaseModel):
     #: a change of a number, date, duration, list, condition or obligation, or a clause
     #: added or removed: what the summary lists first
     material: bool = False
+    #: for a removed clause whose text now stands inside another clause: that clause (its
+    #: ``changes`` are then the values that changed on the way)
+    merged_into: Citation | None = None
+    #: for a kept clause: the removed clauses whose text it now holds
+    merged_from: list[Citation] = Field(default_factory=list)
 
     @property
     def label(self) -> str:
         old = self.old.clause if self.old else None
-        new = self.new.clause if self.new else None
+        into = self.new or self.merged_into
+        new = into.clause if into else None
         if old and new and old != new:
             return f"{old} → {new}"
         return new or old or "?"

@@ -206,7 +206,7 @@ def change_text(change: ValueChange, zh: bool) -> str:
 
 
 def _clause_draft(c: ClauseChange, texts: dict[str, str], zh: bool) -> Draft:
-    cites = [x.chunk_id for x in (c.old, c.new) if x is not None]
+    cites = [x.chunk_id for x in (c.old, c.new, c.merged_into) if x is not None]
     old_text = texts.get(c.old.chunk_id, "") if c.old else ""
     new_text = texts.get(c.new.chunk_id, "") if c.new else ""
     support: list[tuple[str, list[str]]] = []
@@ -214,9 +214,22 @@ def _clause_draft(c: ClauseChange, texts: dict[str, str], zh: bool) -> Draft:
     if c.status == "added" and c.new:
         text = f"{'新增' if zh else 'Added'} {c.new.clause or ''}{sep}{c.new.quote}"
         support.append((c.new.quote, [new_text]))
+    elif c.status == "removed" and c.old and c.merged_into:
+        into = c.merged_into.clause or ""
+        what = "、".join(change_text(ch, zh) for ch in c.changes) if zh else "; ".join(change_text(ch, zh) for ch in c.changes)
+        text = (f"删除 {c.old.clause or ''}（并入{into}）{sep}{what or c.old.quote}" if zh else
+                f"Removed {c.old.clause or ''} (merged into {into}){sep}{what or c.old.quote}")
+        merged_text = texts.get(c.merged_into.chunk_id, "")
+        support.extend(s for ch in c.changes for s in change_support(ch, old_text, merged_text))
+        if not c.changes:
+            support.append((c.old.quote, [old_text]))
     elif c.status == "removed" and c.old:
         text = f"{'删除' if zh else 'Removed'} {c.old.clause or ''}{sep}{c.old.quote}"
         support.append((c.old.quote, [old_text]))
+    elif not c.changes and c.merged_from:
+        others = "、".join(m.clause or "" for m in c.merged_from)
+        text = f"{c.label}{sep}{'并入了' + others + '的内容' if zh else 'now also holds ' + others}"
+        cites += [m.chunk_id for m in c.merged_from]
     elif not c.changes:
         what = ("重新编号，内容未变" if zh else "renumbered, wording unchanged") if c.status == "renumbered" \
             else ("未变" if zh else "unchanged")
@@ -228,7 +241,7 @@ def _clause_draft(c: ClauseChange, texts: dict[str, str], zh: bool) -> Draft:
         for ch in c.changes:
             support.extend(change_support(ch, old_text, new_text))
     return Draft(ReportLine(text=text.strip(), citations=cites), [s for s in support if s[0]],
-                 sides=2 if c.old and c.new else 1)
+                 sides=len(cites))
 
 
 def change_support(change: ValueChange, old_text: str, new_text: str) -> list[tuple[str, list[str]]]:
@@ -268,12 +281,13 @@ def _material(ctx: Context, step: Step, src: StepResult) -> StepResult:
     for n, c in enumerate(src.clauses):
         if not c.material:
             continue
-        if c.status in ("added", "removed"):
+        target = c.new or c.merged_into
+        if c.status == "added" or (c.status == "removed" and not c.changes):
             rows.append((2 if c.status == "added" else 3, n, _clause_draft(c, src.texts, zh)))
             continue
         old_text = src.texts.get(c.old.chunk_id, "") if c.old else ""
-        new_text = src.texts.get(c.new.chunk_id, "") if c.new else ""
-        cites = [x.chunk_id for x in (c.old, c.new) if x is not None]
+        new_text = src.texts.get(target.chunk_id, "") if target else ""
+        cites = [x.chunk_id for x in (c.old, target) if x is not None]
         for ch in c.changes:
             if ch.kind not in _ORDER:
                 continue
