@@ -4,19 +4,9 @@ as answers."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-
 import pytest
 
-from tests.server.test_web import ARGS, CHROMIUM, TIMEOUT_MS, shot, sync_api
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator["sync_api.Browser"]:
-    with sync_api.sync_playwright() as p:
-        b = p.chromium.launch(executable_path=str(CHROMIUM), headless=True, args=ARGS, timeout=TIMEOUT_MS)
-        yield b
-        b.close()
+from tests.server.test_web import TIMEOUT_MS, browser, shot  # noqa: F401 (browser: the fixture)
 
 
 @pytest.fixture
