@@ -67,6 +67,10 @@ def _engine(index: Path | None, config: Path | None, **overrides: Any):
 
     settings = Settings.load(config, index=index, **overrides)
     settings.check_files()
+    if settings.reports.templates_dir is not None:  # a broken template fails every command, named
+        from agentic_rag.reports import OPERATIONS, load_templates
+
+        load_templates(settings.reports.templates_dir, OPERATIONS)
     return Engine(settings)
 
 

@@ -334,10 +334,6 @@ class Settings(BaseSettings):
                 raise ConfigError(f"invalid setting {key}={str(path)!r}: {exc}") from exc
             except (OSError, ValueError) as exc:
                 raise ConfigError(f"invalid setting {key}={str(path)!r}: cannot read: {exc}") from exc
-        if self.reports.templates_dir is not None:
-            from agentic_rag.reports import OPERATIONS, load_templates
-
-            load_templates(self.reports.templates_dir, OPERATIONS)  # names the folder or the bad file
 
 
 def _env_names(model: type[BaseModel], prefix: str = "ARAG_") -> dict[str, str]:
