@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from agentic_rag import Engine, Settings
+from agentic_rag import Engine
 from agentic_rag.cli import app
 from agentic_rag.errors import NotFoundError
 from agentic_rag.models.llm import ScriptedLLM

@@ -10,7 +10,7 @@ from tests.server.test_web import TIMEOUT_MS, browser, shot  # noqa: F401 (brows
 
 
 @pytest.fixture
-def page(browser, server):
+def page(browser, server):  # noqa: F811 (the fixture imported above)
     context = browser.new_context(viewport={"width": 1280, "height": 900}, locale="en-US")
     context.set_default_timeout(TIMEOUT_MS)
     p = context.new_page()

@@ -6,11 +6,22 @@ user's own (see :mod:`agentic_rag.reports.templates` for the format).
     print(render(report, "md"))
 """
 
-from agentic_rag.reports.model import ClauseChange, Report, ReportLine, ReportSection, ValueChange
+from agentic_rag.reports.model import (
+           ClauseChange,
+           Report,
+           ReportLine,
+           ReportSection,
+           ValueChange,
+)
 from agentic_rag.reports.operations import OPERATIONS
 from agentic_rag.reports.render import FORMATS, render
 from agentic_rag.reports.runner import ReportRunner
-from agentic_rag.reports.templates import Template, TemplateError, load_template, load_templates
+from agentic_rag.reports.templates import (
+           Template,
+           TemplateError,
+           load_template,
+           load_templates,
+)
 
 __all__ = ["FORMATS", "OPERATIONS", "ClauseChange", "Report", "ReportLine", "ReportRunner", "ReportSection",
            "Template", "TemplateError", "ValueChange", "load_template", "load_templates", "render"]

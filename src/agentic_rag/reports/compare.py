@@ -45,13 +45,13 @@ _MATERIAL: frozenset[str] = frozenset({"number", "date", "duration", "list", "co
 _KIND: dict[str, ChangeKind] = {"percent": "number", "money": "number", "number": "number",
                                 "count": "number", "date": "date", "duration": "duration"}
 _OBLIGATION = re.compile(r"应当|必须|不得|禁止|可以|无须|不需|须|shall not|must not|may not|"
-                         r"\bshall\b|\bmust\b|\bmay\b|\bshould\b|\bis required to\b|\bneed not\b", re.I)
+                         r"\bshall\b|\bmust\b|\bmay\b|\bshould\b|\bis required to\b|\bneed not\b", re.IGNORECASE)
 _CONDITION = re.compile(r"如果|若|凡|除[^，。；]{1,30}外|但|经[^，。；]{1,20}(?:同意|批准)|[^，。；]{2,30}的[，,]|"
                         r"\bif\b|\bunless\b|\bprovided that\b|\bexcept\b|\bwhere\b|\bsubject to\b|"
-                        r"\bonly when\b|\bprovided\b", re.I)
+                        r"\bonly when\b|\bprovided\b", re.IGNORECASE)
 _ITEM_SPLIT = re.compile(r"[、；;]|(?<=[a-z)]), (?:and |or )?|\band\b|\bor\b|和|及|或")
 _CLAUSE_REF = re.compile(r"第[一二三四五六七八九十百零〇\d]+条(?:之[一二三四五六七八九十]+)?|"
-                         r"(?:Article|Section|Clause)\s+\d+(?:\.\d+)*(?:\([a-z0-9]+\))?", re.I)
+                         r"(?:Article|Section|Clause)\s+\d+(?:\.\d+)*(?:\([a-z0-9]+\))?", re.IGNORECASE)
 
 
 @dataclass

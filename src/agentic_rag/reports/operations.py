@@ -153,8 +153,8 @@ def retrieve(ctx: Context, step: Step, args: dict[str, Any]) -> StepResult:
     found.sort(key=lambda e: -e.score)
     evidence = topic.governing(found, query)
     docs = {e.chunk.doc_id for e in evidence}
-    checks = [f"{len(evidence)} clauses in {len(docs)} documents govern {query!r} "
-              f"(of {len({e.chunk_id for e in found})} found)"]
+    checks = [(f"{len(evidence)} clauses in {len(docs)} documents govern {query!r} "
+               f"(of {len({e.chunk_id for e in found})} found)")]
     return StepResult(title=step.title or ("相关条文" if ctx.zh() else "Clauses found"), evidence=evidence,
                       checks=checks, data={"query": query, "chunk_ids": [e.chunk_id for e in evidence]})
 
@@ -357,7 +357,7 @@ def check_condition(ctx: Context, step: Step, args: dict[str, Any]) -> StepResul
         query = str(args.get("topic") or src.data.get("query") or "")
         gaps: list[str] = []
         if not src.evidence:
-            gaps.append((f"文档中没有关于“{query}”的条文" if zh else f"no clause in the documents governs {query!r}"))
+            gaps.append(f"文档中没有关于“{query}”的条文" if zh else f"no clause in the documents governs {query!r}")
         else:
             missing = topic.uncovered(query, src.evidence)
             gaps.extend((f"没有条文提到“{m}”" if zh else f"no clause mentions {m!r}") for m in missing)

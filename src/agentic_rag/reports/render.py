@@ -69,8 +69,8 @@ def _markdown(report: Report) -> str:
 def _html(report: Report) -> str:
     e = html.escape
     body = [f"<h1>{e(report.title)}</h1>",
-            f"<p class='inputs'>{e(' · '.join(f'{k}: {v}' for k, v in report.inputs.items()))} · "
-            f"<span class='status s-{e(report.status)}'>{e(report.status)}</span></p>"]
+            (f"<p class='inputs'>{e(' · '.join(f'{k}: {v}' for k, v in report.inputs.items()))} · "
+             f"<span class='status s-{e(report.status)}'>{e(report.status)}</span></p>")]
     index = {c.chunk_id: i for i, c in enumerate(report.citations, 1)}
     for section in report.sections:
         body.append(f"<section><h2>{e(section.title)}</h2><ul>")

@@ -32,8 +32,15 @@ from agentic_rag.agents.reasoner.factcheck import check_sentence
 from agentic_rag.errors import NotFoundError
 from agentic_rag.models.llm import LLMFallback, MeteredLLM, structured
 from agentic_rag.reports.model import Report, ReportLine, ReportSection
-from agentic_rag.reports.operations import (OPERATIONS, Aborted, Context, Draft, StepResult, _cite,
-                                            bind_args)
+from agentic_rag.reports.operations import (
+    OPERATIONS,
+    Aborted,
+    Context,
+    Draft,
+    StepResult,
+    _cite,
+    bind_args,
+)
 from agentic_rag.reports.templates import Template, load_template, load_templates
 from agentic_rag.runtime import prompts
 from agentic_rag.runtime.loop import AgentRuntime, Limits

@@ -31,12 +31,27 @@ from collections.abc import Collection
 from pathlib import Path
 from typing import Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    ValidationError,
+    field_validator,
+    model_validator,
+)
 
 from agentic_rag.errors import ConfigError, describe_validation
 
-__all__ = ["PACKAGED", "InputSpec", "Step", "Template", "TemplateError", "VERIFY_METHODS",
-           "load_template", "load_templates"]
+__all__ = [
+    "PACKAGED",
+    "VERIFY_METHODS",
+    "InputSpec",
+    "Step",
+    "Template",
+    "TemplateError",
+    "load_template",
+    "load_templates",
+]
 
 PACKAGED = Path(__file__).resolve().parent.parent / "data" / "templates"
 VERIFY_METHODS = ("cited", "facts", "both_sides")
@@ -95,7 +110,7 @@ class Template(_Strict):
         return value
 
     @model_validator(mode="after")
-    def _references(self) -> "Template":
+    def _references(self) -> Template:
         inputs = {i.name for i in self.inputs}
         seen: set[str] = set()
         for step in self.steps:
