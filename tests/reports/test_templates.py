@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from agentic_rag import Engine
 from agentic_rag.cli import app
-from agentic_rag.errors import NotFoundError
+from agentic_rag.errors import ConfigError, NotFoundError
 from agentic_rag.models.llm import ScriptedLLM
 from agentic_rag.reports import ReportRunner, TemplateError, load_template
 from agentic_rag.runtime import Limits
@@ -105,6 +105,10 @@ def test_unknown_document_is_one_clear_error(engine, doc_ids):
         ReportRunner(engine).run("compare-versions", {"old": "no-such-doc", "new": doc_ids["notice_2025"]})
     with pytest.raises(NotFoundError, match="unknown report template 'nope'"):
         ReportRunner(engine).run("nope", {})
+    with pytest.raises(ConfigError, match="the same document"):
+        ReportRunner(engine).run("compare-versions", {"old": doc_ids["notice_2025"], "new": doc_ids["notice_2025"]})
+    with pytest.raises(ConfigError, match="needs the input 'new'"):
+        ReportRunner(engine).run("compare-versions", {"old": doc_ids["notice_2025"]})
 
 
 def test_a_step_naming_no_known_operation_names_file_step_and_op(tmp_path: Path):

@@ -60,7 +60,10 @@ class ClauseChange(BaseModel):
         new = into.clause if into else None
         if old and new and old != new:
             return f"{old} → {new}"
-        return new or old or "?"
+        if old or new:
+            return new or old or ""
+        quote = (into or self.old).quote if (into or self.old) else ""
+        return f"“{quote[:16]}…”" if len(quote) > 16 else f"“{quote}”"  # prose without clause labels
 
 
 class ReportLine(BaseModel):

@@ -166,6 +166,8 @@ def compare_clauses(ctx: Context, step: Step, args: dict[str, Any]) -> StepResul
     if not old_ref or not new_ref:
         raise ctx.bad(step, "needs old and new (document ids)")
     old, new = ctx.document(old_ref), ctx.document(new_ref)
+    if old.doc_id == new.doc_id:
+        raise ConfigError(f"old and new name the same document {old.doc_id!r}: compare two versions")
     store = ctx.engine.store
     old_chunks, new_chunks = store.chunks(old.doc_id), store.chunks(new.doc_id)
     ctx.lang = new.meta.language or ctx.lang
@@ -206,7 +208,7 @@ def change_text(change: ValueChange, zh: bool) -> str:
 
 
 def _clause_draft(c: ClauseChange, texts: dict[str, str], zh: bool) -> Draft:
-    cites = [x.chunk_id for x in (c.old, c.new, c.merged_into) if x is not None]
+    cites = list(dict.fromkeys(x.chunk_id for x in (c.old, c.new, c.merged_into) if x is not None))
     old_text = texts.get(c.old.chunk_id, "") if c.old else ""
     new_text = texts.get(c.new.chunk_id, "") if c.new else ""
     support: list[tuple[str, list[str]]] = []
