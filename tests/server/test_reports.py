@@ -51,6 +51,7 @@ def test_the_steps_stream_as_they_run_then_the_report(client):
     ({"template": "no-such-template", "inputs": {}}, 404, "not_found", "no-such-template"),
     ({"template": "compare-versions", "inputs": {"old": OLD}}, 422, "invalid_request", "'new'"),
     ({"template": "topic-brief", "inputs": {"topic": "x"}, "colour": 1}, 422, "invalid_request", "colour"),
+    ({"template": "../../arag.toml", "inputs": {}}, 422, "invalid_request", "template"),
 ])
 def test_bad_input_is_a_4xx_naming_it(client, body, status, code, says):
     r = client.post("/v1/reports", json=body)

@@ -54,7 +54,8 @@ class AskRequest(_Request):
 
 
 class ReportRequest(_Request):
-    template: str = Field(min_length=1, max_length=64, description="a name from GET /v1/reports")
+    # a name only, never a path: the service reads no file a client names
+    template: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]{0,63}$", description="a name from GET /v1/reports")
     inputs: dict[str, str] = Field(default_factory=dict, description='e.g. {"old": DOC_ID, "new": DOC_ID}')
     session_id: str | None = Field(None, min_length=1, max_length=64,
                                    description="POST /v1/sessions/{id}/abort stops the report between steps")
