@@ -58,3 +58,29 @@ def test_bad_input_is_a_4xx_naming_it(client, body, status, code, says):
     assert r.status_code == status, r.text
     error = r.json()["error"]
     assert error["code"] == code and says in error["message"]
+
+
+def test_aborting_the_session_stops_the_report_between_steps(tmp_path):
+    """POST /v1/sessions/{id}/abort reaches a running report through the shared run registry."""
+    from agentic_rag import Settings
+    from agentic_rag.server.schemas import ReportRequest
+    from agentic_rag.server.service import Service
+    from tests.server.conftest import ROOT
+
+    settings = Settings.load(index=tmp_path / "index", embedder={"provider": "none"}, llm={"provider": "none"})
+    service = Service(settings)
+    try:
+        service.engine.ingest([ROOT / "examples" / "docs" / "医保"])
+        session = service.create_session().session_id
+        said = []
+
+        def on_event(event):
+            if event.kind == "verify" and not said:  # the first step is done: abort, as another request would
+                said.append(service.abort(session))
+
+        body = ReportRequest(template="compare-versions", inputs={"old": OLD, "new": NEW}, session_id=session)
+        report = service.report(body, on_event=on_event)
+    finally:
+        service.close()
+    assert said == ["aborting"]
+    assert report.status == "aborted" and [s.step for s in report.sections] == ["clauses"]
