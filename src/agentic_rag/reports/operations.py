@@ -111,7 +111,7 @@ Operation = Callable[[Context, Step, dict[str, Any]], StepResult]
 
 # ---------------------------------------------------------------------- helpers
 
-def _cite(chunk: Chunk, quote: str) -> Citation:
+def cite_chunk(chunk: Chunk, quote: str) -> Citation:
     i = chunk.text.find(quote) if quote else -1
     start = chunk.span[0] + max(i, 0)
     return Citation(chunk_id=chunk.chunk_id, doc_id=chunk.doc_id, title=chunk.title, clause=chunk.clause,

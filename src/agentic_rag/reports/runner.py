@@ -38,10 +38,10 @@ from agentic_rag.reports.operations import (
     Context,
     Draft,
     StepResult,
-    _cite,
     bind_args,
+    cite_chunk,
 )
-from agentic_rag.reports.templates import Template, load_template, load_templates
+from agentic_rag.reports.templates import Step, Template, load_template, load_templates
 from agentic_rag.runtime import prompts
 from agentic_rag.runtime.loop import AgentRuntime, Limits
 from agentic_rag.runtime.trace import Tracer
@@ -161,7 +161,7 @@ class ReportRunner:
                       trace=list(tracer.events), usage=usage)
 
     # ------------------------------------------------------------------ verification
-    def _verify(self, ctx: Context, step: Any, result: StepResult) -> ReportSection:
+    def _verify(self, ctx: Context, step: Step, result: StepResult) -> ReportSection:
         lines: list[ReportLine] = []
         uncited = unsupported = one_sided = 0
         for draft in result.drafts:
@@ -239,7 +239,7 @@ class ReportRunner:
                       for cid, draft_quote in _quotes(d) if cid in by_id}
             for cid in missing:
                 if cid in by_id:
-                    known[cid] = _cite(by_id[cid], quotes.get(cid, ""))
+                    known[cid] = cite_chunk(by_id[cid], quotes.get(cid, ""))
         return [known[cid] for cid in wanted if cid in known]
 
 
