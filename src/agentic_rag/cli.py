@@ -67,6 +67,10 @@ def _engine(index: Path | None, config: Path | None, **overrides: Any):
 
     settings = Settings.load(config, index=index, **overrides)
     settings.check_files()
+    if settings.reports.templates_dir is not None:  # a broken template fails every command, named
+        from agentic_rag.reports import OPERATIONS, load_templates
+
+        load_templates(settings.reports.templates_dir, OPERATIONS)
     return Engine(settings)
 
 
@@ -666,6 +670,142 @@ def mcp(index: Path | None, config: Path | None) -> None:
     except ImportError as exc:
         raise MissingExtraError("the MCP server", "server") from exc
     serve_stdio(Settings.load(config, index=index))
+
+
+# -- reports -------------------------------------------------------------------------------
+@app.group()
+def report() -> None:
+    """Cited reports from task templates: compare-versions, topic-brief, and your own
+    (reports.templates_dir)."""
+
+
+def _report_options(fn: F) -> F:
+    fn = click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), default=None,
+                      help="write the report to FILE instead of stdout")(fn)
+    fn = click.option("--format", "fmt", type=click.Choice(["md", "html", "json"]), default="md",
+                      show_default=True)(fn)
+    return fn
+
+
+def _report(name: str, inputs: dict[str, str], *, fmt: str, output: Path | None, as_json: bool,
+            index: Path | None, config: Path | None, llm_provider: str | None = None,
+            llm_model: str | None = None, llm_base_url: str | None = None, mode: str | None = None) -> None:
+    """Run one template; Ctrl-C stops it between steps and prints the sections done."""
+    import threading
+
+    from agentic_rag.reports import ReportRunner, render
+
+    overrides = _llm_overrides(llm_provider, llm_model, llm_base_url, mode)
+    with _engine(index, config, **overrides) as engine:
+        if not engine.store.stats()["docs"]:
+            from agentic_rag.errors import StoreError
+
+            raise StoreError(f"the index {engine.settings.index} is empty: run `arag ingest PATH` first")
+        runner = ReportRunner(engine)
+        abort = threading.Event()
+        result: dict[str, Any] = {}
+        show = sys.stderr.isatty() and output is None
+
+        def progress(event: Any) -> None:
+            if show and event.kind in ("step", "verify", "fallback", "abort"):
+                err.print(f"[dim]{escape(event.kind)} {escape(event.tool or '')}: {escape(event.detail)}[/dim]")
+
+        def work() -> None:
+            try:
+                result["report"] = runner.run(name, inputs, on_event=progress, abort=abort)
+            except BaseException as exc:  # re-raised in the main thread
+                result["error"] = exc
+
+        worker = threading.Thread(target=work, name="arag-report", daemon=True)
+        worker.start()
+        try:
+            while worker.is_alive():
+                worker.join(0.2)
+        except KeyboardInterrupt:
+            abort.set()
+            worker.join()
+    if "error" in result:
+        raise result["error"]
+    text = render(result["report"], "json" if as_json else fmt)
+    if output is not None:
+        try:
+            output.write_text(text, encoding="utf-8")
+        except OSError as exc:
+            _fail(f"cannot write {output}: {exc.strerror or exc}")
+        err.print(f"{result['report'].status}: wrote {output}")
+    else:
+        click.echo(text, nl=False)
+
+
+@report.command("compare-versions")
+@click.argument("old_doc")
+@click.argument("new_doc")
+@_report_options
+@_llm_options
+@_common
+@_errors
+def report_compare(old_doc: str, new_doc: str, fmt: str, output: Path | None, llm_provider: str | None,
+                   llm_model: str | None, llm_base_url: str | None, mode: str | None, index: Path | None,
+                   config: Path | None, as_json: bool) -> None:
+    """What changed from OLD_DOC to NEW_DOC (document ids from `arag docs`, or source paths):
+    every clause unchanged, changed (old and new values), added, removed or renumbered, with the
+    material changes first; every line cites both clauses."""
+    _report("compare-versions", {"old": old_doc, "new": new_doc}, fmt=fmt, output=output, as_json=as_json,
+            index=index, config=config, llm_provider=llm_provider, llm_model=llm_model, llm_base_url=llm_base_url,
+            mode=mode)
+
+
+@report.command("topic-brief")
+@click.argument("topic")
+@_report_options
+@_llm_options
+@_common
+@_errors
+def report_topic(topic: str, fmt: str, output: Path | None, llm_provider: str | None, llm_model: str | None,
+                 llm_base_url: str | None, mode: str | None, index: Path | None, config: Path | None,
+                 as_json: bool) -> None:
+    """Every clause across the corpus that governs TOPIC, by document and status (in force /
+    superseded), their conflicts with the winner and the rule, and the gaps."""
+    _report("topic-brief", {"topic": topic}, fmt=fmt, output=output, as_json=as_json, index=index,
+            config=config, llm_provider=llm_provider, llm_model=llm_model, llm_base_url=llm_base_url, mode=mode)
+
+
+@report.command("run")
+@click.argument("template")
+@click.argument("values", nargs=-1)
+@_report_options
+@_common
+@_errors
+def report_run(template: str, values: tuple[str, ...], fmt: str, output: Path | None, index: Path | None,
+               config: Path | None, as_json: bool) -> None:
+    """Run any template (a name from `arag report list`, or a .toml path) with INPUT=VALUE pairs."""
+    inputs: dict[str, str] = {}
+    for item in values:
+        key, sep, value = item.partition("=")
+        if not sep or not key:
+            _fail(f"expected INPUT=VALUE, got {item!r}")
+        inputs[key] = value
+    _report(template, inputs, fmt=fmt, output=output, as_json=as_json, index=index, config=config)
+
+
+@report.command("list")
+@_common
+@_errors
+def report_list(index: Path | None, config: Path | None, as_json: bool) -> None:
+    """The templates: packaged ones and those in reports.templates_dir."""
+    from agentic_rag.reports import OPERATIONS, load_templates
+
+    settings = Settings.load(config, index=index)
+    found = load_templates(settings.reports.templates_dir, OPERATIONS)
+    rows = [{"name": t.name, "title": t.title, "inputs": [i.name for i in t.inputs],
+             "steps": [f"{s.id}: {s.op}" for s in t.steps], "path": str(t.path)} for t in found.values()]
+    if as_json:
+        _dump(rows)
+        return
+    table = Table("name", "inputs", "steps", "title")
+    for r in rows:
+        table.add_row(escape(r["name"]), escape(" ".join(r["inputs"])), escape(", ".join(r["steps"])), escape(r["title"]))
+    out.print(table)
 
 
 def _service(index: Path | None, config: Path | None) -> Any:

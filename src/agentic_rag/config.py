@@ -238,6 +238,13 @@ class WorkerSettings(_Section):
     ingest_timeout_s: float = Field(3600.0, gt=0)
 
 
+class ReportSettings(_Section):
+    """``arag report``: task templates."""
+
+    #: a folder of the user's templates (``*.toml``); each replaces a packaged one of the same name
+    templates_dir: Path | None = None
+
+
 class Settings(BaseSettings):
     """Everything configurable. ``Settings.load()`` is the one way the CLI builds it."""
 
@@ -255,6 +262,7 @@ class Settings(BaseSettings):
     server: ServerSettings = Field(default_factory=ServerSettings)
     state: StateSettings = Field(default_factory=StateSettings)
     workers: WorkerSettings = Field(default_factory=WorkerSettings)
+    reports: ReportSettings = Field(default_factory=ReportSettings)
 
     @model_validator(mode="before")
     @classmethod

@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field, StringConstraints, field_validator, model
 
 from agentic_rag.types import Conflict, Evidence, RouteDecision
 
-PROMPT_VERSION = "2026.12-1"
+PROMPT_VERSION = "2026.12-2"
 
 Messages = list[dict[str, str]]
 #: a non-empty string; in the JSON schema, so grammar-constrained local models cannot emit ""
@@ -493,3 +493,25 @@ def condense_messages(question: str, history: str) -> Messages:
              "omitted subject, place, time). Rewrite only; do not answer."),
         _user(f"conversation:\n{history}\nfollow-up: {question}"),
     ]
+
+
+# =========================================================================== reports
+
+class ReportWording(BaseModel):
+    """A report step's lines reworded: as many lines, in the same order."""
+
+    lines: list[Text] = Field(min_length=1, max_length=60)
+
+
+def report_wording_messages(lines: Sequence[str], lang: str) -> Messages:
+    """Reword the lines of one report step; each must keep every number, date and name exactly
+    (each is fact-checked against the clauses it cites, and a line that fails keeps the rules'
+    wording)."""
+    numbered = "\n".join(f"{i}. {line}" for i, line in enumerate(lines, 1))
+    return [_sys(lang,
+                 "你负责润色一份政策报告中的句子。逐句改写得更通顺，不增删事实：每个数字、日期、期限、条款号和"
+                 "名称必须原样保留，不得加入原句没有的内容。按原顺序返回同样数量的句子，JSON：{\"lines\": [...]}。",
+                 "You polish the sentences of a policy report. Reword each line to read well without adding "
+                 "or dropping facts: keep every number, date, duration, clause label and name exactly; add "
+                 "nothing the line does not say. Return as many lines, in order, as JSON: {\"lines\": [...]}."),
+            _user(numbered)]

@@ -49,6 +49,7 @@ from agentic_rag.server.schemas import (
     ModelCard,
     ModelList,
     ReasonRequest,
+    ReportRequest,
     RetrieveRequest,
     RetrieveResponse,
     RouteRequest,
@@ -56,6 +57,7 @@ from agentic_rag.server.schemas import (
     ServiceInfo,
     SessionCreated,
     SessionView,
+    TemplateInfo,
     UploadResult,
 )
 from agentic_rag.server.service import InputError, Service
@@ -110,6 +112,26 @@ def create_app(settings: Settings | None = None, *, service: Service | None = No
             if await request.is_disconnected():
                 cancel.set()
 
+    def stream_steps(request: Request, work: Callable[[Callable[[Any], None], threading.Event], Any],
+                     finish: Callable[[Any], list[bytes]]) -> StreamingResponse:
+        """One event per trace step of ``work(emit, cancel)`` as it happens (named by its kind),
+        then ``finish(result)``'s frames, or an ``error`` and ``done`` event."""
+        async def events():
+            async for kind, value in sse.run_streaming(request, work, heartbeat_s):
+                if kind == "heartbeat":
+                    yield sse.HEARTBEAT
+                elif kind == "item":
+                    event: TraceEvent = value
+                    yield sse.frame(event.model_dump(mode="json"), event.kind)
+                elif kind == "result":
+                    for frame in finish(value):
+                        yield frame
+                else:
+                    yield sse.frame(error_payload(value)[1], "error")
+                    yield sse.frame({"status": "error"}, "done")
+
+        return StreamingResponse(events(), media_type=sse.MEDIA_TYPE, headers=sse.HEADERS)
+
     # ------------------------------------------------------------------ health and metrics
     @app.get("/healthz", response_model=Health, tags=["service"])
     def healthz() -> Health:
@@ -162,23 +184,34 @@ def create_app(settings: Settings | None = None, *, service: Service | None = No
         if not (body.stream or "text/event-stream" in request.headers.get("accept", "")):
             return await blocking(request, lambda cancel: svc.ask(body, cancel=cancel))
 
-        async def events():
-            work = lambda emit, cancel: svc.ask(body, on_event=emit, cancel=cancel)  # noqa: E731
-            async for kind, value in sse.run_streaming(request, work, heartbeat_s):
-                if kind == "heartbeat":
-                    yield sse.HEARTBEAT
-                elif kind == "item":
-                    event: TraceEvent = value
-                    yield sse.frame(event.model_dump(mode="json"), event.kind)
-                elif kind == "result":
-                    answer: ServedAnswer = value
-                    yield sse.frame(answer.model_dump(mode="json", exclude={"trace"}), "answer")
-                    yield sse.frame({"answer_id": answer.answer_id, "status": answer.status}, "done")
-                else:
-                    yield sse.frame(error_payload(value)[1], "error")
-                    yield sse.frame({"status": "error"}, "done")
+        def answered(answer: ServedAnswer) -> list[bytes]:
+            return [sse.frame(answer.model_dump(mode="json", exclude={"trace"}), "answer"),
+                    sse.frame({"answer_id": answer.answer_id, "status": answer.status}, "done")]
 
-        return StreamingResponse(events(), media_type=sse.MEDIA_TYPE, headers=sse.HEADERS)
+        return stream_steps(request, lambda emit, cancel: svc.ask(body, on_event=emit, cancel=cancel), answered)
+
+    @app.get("/v1/reports", response_model=list[TemplateInfo], responses=_ERRORS, tags=["reports"])
+    def report_templates() -> list[TemplateInfo]:
+        """The report templates: packaged ones and those in reports.templates_dir."""
+        return svc.report_templates()
+
+    @app.post("/v1/reports", tags=["reports"], responses={**_ERRORS, 200: {"content": {"text/event-stream": {}}}})
+    async def report(body: ReportRequest, request: Request) -> Any:
+        """Run a report template (``compare-versions``, ``topic-brief``, ...). JSON: the report
+        (sections of cited lines, per-clause changes, citations, conflicts, gaps, trace); with
+        ``Accept: text/event-stream`` or ``stream: true``: one event per step as it happens
+        (``plan``, ``step``, ``tool``, ``verify``, ``fallback``, ``final``, ...), then ``report``,
+        then ``done``. Unknown template or document, bad inputs: a 4xx before anything runs."""
+        await run_in_threadpool(svc.check_report, body)
+        if not (body.stream or "text/event-stream" in request.headers.get("accept", "")):
+            done = await blocking(request, lambda cancel: svc.report(body, cancel=cancel))
+            return JSONResponse(done.model_dump(mode="json"))
+
+        def reported(report: Any) -> list[bytes]:
+            return [sse.frame(report.model_dump(mode="json", exclude={"trace"}), "report"),
+                    sse.frame({"status": report.status}, "done")]
+
+        return stream_steps(request, lambda emit, cancel: svc.report(body, on_event=emit, cancel=cancel), reported)
 
     @app.post("/v1/chat/completions", response_model=ChatCompletion, responses=_ERRORS, tags=["openai"])
     async def chat(body: ChatRequest, request: Request) -> Any:

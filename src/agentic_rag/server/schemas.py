@@ -53,6 +53,30 @@ class AskRequest(_Request):
     controls: AskControls = Field(default_factory=AskControls)
 
 
+class ReportRequest(_Request):
+    # a name only, never a path: the service reads no file a client names
+    template: str = Field(pattern=r"^[a-z0-9][a-z0-9_-]{0,63}$", description="a name from GET /v1/reports")
+    inputs: dict[str, str] = Field(default_factory=dict, description='e.g. {"old": DOC_ID, "new": DOC_ID}')
+    session_id: str | None = Field(None, min_length=1, max_length=64,
+                                   description="POST /v1/sessions/{id}/abort stops the report between steps")
+    stream: bool = Field(False, description="server-sent events (same as Accept: text/event-stream)")
+
+
+class TemplateInput(BaseModel):
+    name: str
+    kind: str
+    description: str = ""
+    required: bool = True
+
+
+class TemplateInfo(BaseModel):
+    name: str
+    title: str
+    description: str = ""
+    inputs: list[TemplateInput]
+    steps: list[str]
+
+
 class ServedAnswer(Answer):
     """An :class:`~agentic_rag.types.Answer` as the service returns it."""
 

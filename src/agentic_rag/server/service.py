@@ -36,10 +36,13 @@ from agentic_rag.server.schemas import (
     FeedbackRecord,
     FeedbackRequest,
     IngestedFile,
+    ReportRequest,
     ServedAnswer,
     ServiceInfo,
     SessionTurn,
     SessionView,
+    TemplateInfo,
+    TemplateInput,
 )
 from agentic_rag.state import open_state
 from agentic_rag.state.cache import cache_key
@@ -162,6 +165,42 @@ class Service:
     def reason(self, question: str, route: RouteDecision | None, evidence: list[Evidence]) -> Answer:
         question = self._question(question)
         return self.engine.reasoner.reason(question, route or self.engine.route(question), evidence)
+
+    # ------------------------------------------------------------------ reports
+    @property
+    def reports(self) -> Any:
+        from agentic_rag.reports import ReportRunner
+
+        return ReportRunner(self.engine, runtime=self.runtime(False, None, AskControls()))
+
+    def report_templates(self) -> list[TemplateInfo]:
+        return [TemplateInfo(name=t.name, title=t.title, description=t.description,
+                             inputs=[TemplateInput(**i.model_dump()) for i in t.inputs],
+                             steps=[f"{s.id}: {s.op}" for s in t.steps])
+                for t in self.reports.templates().values()]
+
+    def check_report(self, request: ReportRequest) -> None:
+        """Refuse a report before a stream starts: unknown template or document, bad inputs,
+        unknown session."""
+        self.reports.prepare(request.template, request.inputs)
+        if request.session_id is not None:
+            self._state(request.session_id)
+
+    def report(self, request: ReportRequest, *, on_event: Sink | None = None,
+               cancel: threading.Event | None = None) -> Any:
+        """Run a report template; ``POST /v1/sessions/{id}/abort`` on ``request.session_id``
+        (or ``cancel``) stops it between steps."""
+        session_id = request.session_id
+        if session_id is not None:
+            self._state(session_id)
+            self.runs.start(session_id)
+        abort = RunAbort(parent=cancel, registry=self.runs if session_id else None, session_id=session_id)
+        try:
+            return self.reports.run(request.template, request.inputs, on_event=on_event, abort=abort,
+                                    session_id=session_id or "")
+        finally:
+            if session_id is not None:
+                self.runs.finish(session_id)
 
     # ------------------------------------------------------------------ answers
     def check(self, request: AskRequest) -> None:

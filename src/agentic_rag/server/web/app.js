@@ -40,6 +40,9 @@ const TEXT = {
     "docs.title": "文档列表", "docs.empty": "索引里还没有文档", "info": "{docs} 份文档 · {chunks} 个条款",
     "cached": "来自缓存", "deadline": "超时：以下为确定性答案", "key.prompt": "此服务需要 API 密钥：",
     "turn.steps": "查看步骤",
+    "report.title": "报告", "report.template": "模板", "report.run": "生成报告",
+    "report.status.complete": "已完成", "report.status.needs_review": "需复核",
+    "report.status.incomplete": "未完成", "report.status.aborted": "已中止",
   },
   en: {
     "dates.title": "Date candidates", "dates.confirm": "Confirm as {field}", "dates.confirmed": "confirmed",
@@ -79,6 +82,9 @@ const TEXT = {
     "docs.title": "Documents", "docs.empty": "The index has no documents yet", "info": "{docs} documents · {chunks} clauses",
     "cached": "from the cache", "deadline": "deadline passed: the deterministic answer", "key.prompt": "This service needs an API key:",
     "turn.steps": "Show steps",
+    "report.title": "Report", "report.template": "Template", "report.run": "Make the report",
+    "report.status.complete": "complete", "report.status.needs_review": "needs review",
+    "report.status.incomplete": "incomplete", "report.status.aborted": "aborted",
   },
 };
 
@@ -834,6 +840,86 @@ async function upload(ev) {
 }
 
 // ------------------------------------------------------------------ views and wiring
+// ------------------------------------------------------------------ reports (POST /v1/reports)
+async function loadTemplates() {
+  try {
+    state.templates = await api("/v1/reports").then((r) => r.json());
+  } catch (e) { state.templates = []; }
+  const pick = $("report-template");
+  pick.replaceChildren(...state.templates.map((t) => el("option", { value: t.name, text: t.name })));
+  showTemplateInputs();
+}
+
+function showTemplateInputs() {
+  const tpl = (state.templates || []).find((t) => t.name === $("report-template").value);
+  $("report-inputs").replaceChildren(...(tpl ? tpl.inputs : []).map((i) => el("label", { class: "report-input" },
+    el("span", { text: i.name }), el("input", { type: "text", name: i.name, id: `report-in-${i.name}`,
+      list: i.kind === "document" ? "report-docs" : null, placeholder: i.description || i.kind }))));
+  const docs = el("datalist", { id: "report-docs" }, [...state.docs.values()].map((d) =>
+    el("option", { value: d.doc_id, text: `${d.meta.title || d.doc_id} ${d.meta.version || d.meta.publish_date || ""}` })));
+  $("report-inputs").append(docs);
+}
+
+async function runReport(ev) {
+  ev.preventDefault();
+  if (state.running) return;
+  showError("");
+  const inputs = {};
+  for (const input of $("report-inputs").querySelectorAll("input")) inputs[input.name] = input.value.trim();
+  const template = $("report-template").value;
+  if (!state.session) state.session = (await postJSON("/v1/sessions", {})).session_id;
+  const turn = newTurn(`${template}: ${Object.values(inputs).join(" · ")}`);
+  turn.report = true; turn.status = "running"; renderTurn(turn);
+  clearGraph();
+  const controller = new AbortController();
+  state.running = { session: state.session, controller, turn };
+  $("stop").disabled = false; $("report-run").disabled = true;
+  try {
+    const r = await api("/v1/reports", { method: "POST", signal: controller.signal,
+      headers: { "Content-Type": "application/json", Accept: "text/event-stream" },
+      body: JSON.stringify({ template, inputs, session_id: state.session }) });
+    await readEvents(r, (name, data) => {
+      if (name === "report") { turn.status = data.status; renderReport(turn, data); }
+      else if (name === "error") { turn.status = "error"; turn.error = data.error ? data.error.message : String(data); renderTurn(turn); }
+      else if (name !== "done") { turn.trace.push(data); drawGraph(turn.trace); }
+    });
+  } catch (e) {
+    if (turn.status === "running") { turn.status = "error"; turn.error = e.message; renderTurn(turn); }
+  } finally {
+    state.running = null;
+    $("stop").disabled = true; $("report-run").disabled = false;
+  }
+}
+
+function renderReport(turn, report) {
+  const index = new Map(report.citations.map((c, i) => [c.chunk_id, i + 1]));
+  const status = el("span", { class: `badge s-${report.status}`, "data-status": report.status,
+    text: t(`report.status.${report.status}`) });
+  const parts = [el("h3", { class: "q" }, el("span", { class: "q-text", text: report.title }), status)];
+  for (const section of report.sections) {
+    const items = section.lines.map((line) => el("li", { class: line.supported ? "" : "unsupported" }, line.text, " ",
+      ...line.citations.filter((c) => index.has(c)).map((c) => {
+        const n = index.get(c), cite = report.citations[n - 1];
+        return el("button", { type: "button", class: "cite", "data-n": n, "aria-label": `[${n}] ${cite.title} ${cite.clause || ""}`,
+          onclick: () => openCitation(cite) }, `[${n}]`);
+      })));
+    parts.push(el("section", { class: "report-section", "data-step": section.step },
+      el("h4", { text: section.title }), items.length ? el("ul", {}, items) : null,
+      el("p", { class: "muted small-note", text: section.checks.join(" · ") })));
+  }
+  if (report.conflicts.length) parts.push(conflictBlock(report, turn));
+  if (report.gaps.length) {
+    parts.push(el("section", { class: "gaps", "aria-label": t("gaps.title") },
+      el("h4", { text: t("gaps.title") }), el("ul", {}, report.gaps.map((g) => el("li", { text: g })))));
+  }
+  if (report.citations.length) {
+    parts.push(el("section", { class: "evidence", "aria-label": t("evidence.title") },
+      el("h4", { text: `${t("evidence.title")} (${report.citations.length})` }),
+      report.citations.map((c, i) => citationCard(c, i + 1, turn))));
+  }
+  turn.el.replaceChildren(...parts);
+}
+
 function showView(name) {
   const ask = name === "ask";
   $("view-ask").hidden = !ask; $("view-docs").hidden = ask;
@@ -855,6 +941,8 @@ function wire() {
     if (ev.key === "Enter" && !ev.shiftKey && !ev.isComposing) { ev.preventDefault(); $("ask-form").requestSubmit(); }
   });
   $("stop").addEventListener("click", stop);
+  $("report-form").addEventListener("submit", (ev) => runReport(ev).catch((e) => showError(e.message)));
+  $("report-template").addEventListener("change", showTemplateInputs);
   $("new-session").addEventListener("click", newSession);
   $("doc-close").addEventListener("click", closeDoc);
   $("docs-view-close").addEventListener("click", () => { $("docs-view").hidden = true; $("view-docs").classList.remove("viewing"); });
@@ -879,6 +967,7 @@ async function main() {
   wire();
   applyLanguage();
   await Promise.all([loadInfo(), loadDocs()]);
+  await loadTemplates();
   showView(location.hash === "#documents" ? "docs" : "ask");
   const last = savedSessions()[0];
   if (last) await openSession(last.id);
