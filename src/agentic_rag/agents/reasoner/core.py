@@ -165,7 +165,6 @@ class _Plan:
     coverage: float = 1.0  # weighted share of the question's things some chunk mentions
     question: str = ""
     asks_conflict: bool = False  # "……和国家规定不一致，以哪个为准？": the answer is an arbitration
-    absent_years: list[int] = field(default_factory=list)  # years asked about that no evidence is of
 
 
 def _is_soft(key: str, plan: _Plan) -> bool:
@@ -203,13 +202,6 @@ class Reasoner:
         if not usable:
             return self._abstain(question, route, lang, [abstention.gap_phrase(question, plan.terms, lang, topic)],
                                  t0, trace, "no evidence", 0.0)
-        if plan.absent_years:
-            years = "、".join(f"{y}年" for y in plan.absent_years) if lang == "zh" else \
-                ", ".join(str(y) for y in plan.absent_years)
-            undated = re.sub(r"(?<!\d)(?:19|20)\d{2}(?!\d)\s*年?", " ", question)
-            gap = render(lang, "gap_year", years=years, gap=abstention.gap_phrase(undated, plan.terms, lang, topic))
-            return self._abstain(question, route, lang, [gap], t0, trace,
-                                 f"no evidence is of {', '.join(map(str, plan.absent_years))}", 0.0)
         candidates = self._candidates(usable, plan, route, lang)
         compared = self._compare(question, route, lang, candidates)
         if compared is not None:
@@ -420,15 +412,9 @@ class Reasoner:
 
         # the best-covered sub-question counts: the others are named as gaps of a partial answer
         coverage = max((covered(p.terms) for p in pieces), default=covered(terms))
-        # a year the question names must be somewhere in the evidence (its text or dates):
-        # evidence only about other years does not answer "2026年……" (a pinned version is
-        # weighed by the version factor instead)
-        pinned = route.version if route.version and route.version != "latest" else ""
-        absent = [y for y in route.slots.years
-                  if str(y) != pinned and evidence and not any(_mentions_year(e.chunk, y) for e in evidence)]
         return _Plan(terms, weights, parts[:C.MAX_SENTENCES], pieces[:C.MAX_SENTENCES], missing,
                      whole, asked, mixed_bigrams(question), coverage=coverage, question=question,
-                     asks_conflict=asks_conflict, absent_years=absent)
+                     asks_conflict=asks_conflict)
 
     def _with_synonyms(self, terms: Sequence[Term], text: str) -> list[Term]:
         """Terms with their synonyms; an English word inside a phrase of a synonym group
@@ -852,13 +838,6 @@ def _one_subject(group: Sequence[Fact]) -> bool:
     # a statement that names the other passage's subject is about it too
     return any(n.lower() in f.sentence.lower() for f in group for cid, n in names.items()
                if cid != f.chunk.chunk_id)
-
-
-def _mentions_year(chunk: Chunk, year: int) -> bool:
-    """Whether a chunk is about ``year``: it writes it, or its document is of that year."""
-    pattern = rf"(?<!\d){year}(?!\d)"
-    return bool(re.search(pattern, f"{chunk.title} {chunk.text} {chunk.version or ''}")) or any(
-        d is not None and d.year == year for d in (chunk.publish_date, chunk.effective_date))
 
 
 def _subject_name(title: str) -> str:
