@@ -143,3 +143,36 @@ def test_two_things_joined_by_and_each_get_their_own_sentence():
     b = zh("b", "2023年，远帆汽车全年交付新车27万辆，创历史新高。", title="远帆汽车年报")
     answer = ask_zh("2023年星桥汽车和远帆汽车的交付量是多少？", a, b, years=[2023])
     assert "42万辆" in answer.text and "27万辆" in answer.text, answer.text
+
+
+def test_an_ordinal_is_part_of_what_is_asked():
+    from agentic_rag.text.terms import content_terms
+
+    assert "第二棒" in [t.text for t in content_terms("青岚火炬传递的第二棒火炬手是谁？")]
+    relay = zh("r", "第一棒火炬手为林远航。随后，火炬交给第二棒火炬手周晓岚，她是本地的游泳冠军。", title="青岚火炬传递")
+    assert "周晓岚" in ask_zh("青岚火炬传递的第二棒火炬手是谁？", relay).sentences[0].text
+
+
+def test_a_sentence_about_another_year_yields_to_the_year_asked():
+    stats = zh("s", "2022年青岚市出生率为6.9‰，比上年下降0.4个千分点。2023年青岚市出生率为6.5‰。", title="青岚统计公报")
+    answer = ask_zh("2023年青岚市出生率是多少？", stats, years=[2023])
+    assert "6.5‰" in answer.sentences[0].text, answer.text
+
+
+def test_a_proper_name_answers_where_before_a_place_word():
+    news = zh("n", "首趟青岚号货运班列开往港口城市。首趟青岚号货运班列从滨江国际铁路港发出，运往河内。",
+              title="青岚号班列")
+    assert "滨江" in ask_zh("首趟青岚号货运班列从哪里发出？", news).sentences[0].text
+
+
+def test_a_deadline_question_is_answered_with_the_date():
+    rule = passage("r", "Leave Policy", "Up to 5 unused days may be carried over to the next year. "
+                   "Carried-over days must be used by 31 May; days not used by then lapse.")
+    assert "31 May" in ask("What is the deadline for using carried-over days?", rule).sentences[0].text
+
+
+def test_a_what_is_meant_question_is_answered_with_the_definition():
+    rule = passage("r", "Leave Policy", "Requests for leave are filed in the HR portal. "
+                   "\"Rest day\" means a day on which the employee is not scheduled to work.")
+    answer = ask("What does the policy mean by a rest day?", rule)
+    assert answer.sentences[0].text.startswith('"Rest day" means'), answer.text

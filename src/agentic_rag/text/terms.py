@@ -148,12 +148,27 @@ def is_nounish(word: str) -> bool:
 _CN_NUMBER_WORD = re.compile(r"第?[零〇一二两三四五六七八九十百千万亿几半]+[个项次名人年月日天周倍条款章节]?")
 
 
+_ORDINAL = re.compile(r"第[零〇一二两三四五六七八九十百千\d]+")
+
+
+def _with_ordinals(tokens: list[str]) -> list[str]:
+    """An ordinal and the measure word after it as one word (第一 + 棒 -> 第一棒, "the first
+    torchbearer"): which one is asked for is part of what the question is about."""
+    out: list[str] = []
+    for tok in tokens:
+        if out and len(tok) == 1 and _CJK_RUN.fullmatch(tok) and _ORDINAL.fullmatch(out[-1]):
+            out[-1] += tok
+        else:
+            out.append(tok)
+    return out
+
+
 def content_terms(text: str) -> list[Term]:
     """The subject-matter words of ``text`` in order, without stopwords, numbers, single Chinese
     characters and duplicates."""
     seen: set[str] = set()
     terms: list[Term] = []
-    for tok in segment(text):
+    for tok in _with_ordinals(segment(text)):
         low = tok.lower()
         if re.fullmatch(r"[\d.,]+", low):
             continue

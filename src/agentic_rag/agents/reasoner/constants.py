@@ -17,6 +17,8 @@ VERSION_ALIKE = 0.45
 SPLIT_CACHE = 4096
 #: a sentence for a special case the question does not mention counts this much
 CONDITION_FACTOR = 0.8
+#: a sentence that states years, none of them the one the question names, counts this much
+OTHER_YEAR = 0.8
 
 #: in a question about which source prevails, a sentence another document contradicts gains this
 DISPUTED_BONUS = 0.3
@@ -46,6 +48,8 @@ ASKED_MATCH = 0.3
 NEW_VALUE, KIND_MATCH = 0.4, 0.6
 #: a name for who/which body/where, a procedure for "how", items for "which ones"
 SHAPE_MATCH = 0.6
+#: ... and a proper name the question does not give itself, for who/which body/where
+NEW_NAME = 0.3
 
 # -- selection -------------------------------------------------------------------------------
 #: a new sentence this close to a part's best is preferred to one already quoted

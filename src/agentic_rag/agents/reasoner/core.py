@@ -67,6 +67,7 @@ from agentic_rag.agents.reasoner.question import (
     analyze,
     carries,
     lists_items,
+    names_new,
     new_quantity_kinds,
     reads_as_procedure,
     split_asks,
@@ -442,11 +443,14 @@ class Reasoner:
             context = TextCover(" ".join([chunk.title, " ".join(chunk.path), chunk.clause or "",
                                           chunk.text, _table_text(chunk)]))
             factor = _version_factor(chunk, route)
+            years = {str(y) for y in route.slots.years} - {route.version}
             dense = dense_signal(ev.scores["vector"]) if "vector" in ev.scores else (0.0 if dense_leg else None)
             for pos, sent in enumerate(self._sentences(chunk, lang, plan.wants.enumeration)):
                 sent.ev, sent.idx, sent.factor, sent.position, sent.dense = ev, idx, factor, pos, dense
                 if _unasked_condition(sent.text, asked):
                     sent.factor *= C.CONDITION_FACTOR
+                if years and (stated := set(_YEAR.findall(sent.quote))) and not stated & years:
+                    sent.factor *= C.OTHER_YEAR  # "2020年……为8.52‰" for "2021年……出生率"
                 sent.hits = {t.key for t in plan.terms if _covers(sent.cover, t, chunk)}
                 sent.ctx_hits = {t.key for t in plan.terms if t.key not in sent.hits and _covers(context, t, chunk)}
                 sent.head_hits = {k for k in sent.ctx_hits
@@ -498,8 +502,10 @@ class Reasoner:
         kinds = new_quantity_kinds(s.quote, plan.question) if wants.quantity else frozenset()
         if kinds:
             fit = C.NEW_VALUE + (C.KIND_MATCH if wants.kinds & kinds else 0.0)
-        elif wants.answer_type in ("person", "organization", "place", "name") and carries(wants.answer_type, s.text, plan.question) \
-                or wants.answer_type == "definition" and reads_as_procedure(s.text) \
+        elif wants.answer_type in _NAME_TYPES and carries(wants.answer_type, s.text, plan.question):
+            # a proper name the question does not give (南宁, "Nick Hexum") beats a role word
+            fit = C.SHAPE_MATCH + (C.NEW_NAME if names_new(s.text, plan.question) else 0.0)
+        elif wants.answer_type == "definition" and reads_as_procedure(s.text) \
                 or wants.answer_type == "list" and lists_items(s.text):
             fit = C.SHAPE_MATCH
         return Signals(lexical=lexical, type=fit, dense=s.dense, position=1.0 / (1 + s.position),
@@ -781,6 +787,7 @@ class Reasoner:
 
 #: the key prefix of a question term that names a clause
 _CLAUSE_KEY = "§"
+_YEAR = re.compile(r"(?<!\d)((?:19|20)\d{2})(?!\d)")
 
 
 def _facts_of(sentences: Sequence[_Sentence]) -> tuple[list[Fact], dict[int, _Sentence]]:

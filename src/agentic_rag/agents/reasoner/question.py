@@ -30,7 +30,8 @@ from functools import lru_cache
 
 from agentic_rag.text.quantities import extract_quantities
 
-__all__ = ["Asked", "AnswerType", "analyze", "split_asks", "carries", "new_quantity_kinds", "lists_items", "reads_as_procedure", "CONSTRAINING"]
+__all__ = ["Asked", "AnswerType", "analyze", "split_asks", "carries", "names_new", "new_quantity_kinds", "lists_items",
+           "reads_as_procedure", "CONSTRAINING"]
 
 AnswerType = str  # one of ANSWER_TYPES
 ANSWER_TYPES = ("date", "number", "person", "organization", "place", "name", "list", "yes_no",
@@ -88,7 +89,7 @@ _DATE = re.compile(
     r"(?:开始|结束|举行|举办|上映|开幕|闭幕|发布|召开)(?:的)?(?:时间|日期)|"
     r"\bwhen\b|\bwhat (?:year|date|day|month|time)\b|\bwhich (?:year|date|day|month)\b|\bon what date\b|"
     r"\bin what year\b|\b(?:release|premiere|launch|start|end|opening|closing|birth|death|due) date\b|"
-    r"\bdate of\b", re.I)
+    r"\bdate of\b|\bdeadline\b|\bby when\b|\bcut-?off\b|截止(?:时间|日期)?(?:是)?\s*[？?]?\s*$", re.I)
 _NUMBER = re.compile(
     r"多少|几(?!乎)|多长|多久|多高|多大|多重|多远|百分之几|几成|"
     r"(?:人数|数量|总数|次数|销量|产量|总产量|营收|收入|票房|产值|价格|售价|金额|规模|吞吐量|交付量|净利润|利润|"
@@ -250,8 +251,14 @@ def lists_items(sentence: str) -> bool:
 
 
 def reads_as_procedure(sentence: str) -> bool:
-    """Whether ``sentence`` says what to do or what may be done (an answer to 怎么办 / how do I)."""
-    return bool(_PROCEDURE.search(sentence))
+    """Whether ``sentence`` says what to do or what may be done (an answer to 怎么办 / how do I),
+    or what a term means (an answer to 什么是 / what is meant by)."""
+    return bool(_PROCEDURE.search(sentence) or _DEFINES.search(sentence))
+
+
+#: how a definition reads ("'Working day' means ...", "本办法所称X，是指……")
+_DEFINES = re.compile(r"\b(?:means|refers to|is defined as|shall mean|is understood as)\b|是指|指的是|系指|所称[^，。]{1,20}[，,]\s*指",
+                      re.I)
 
 
 def carries(answer_type: AnswerType, sentence: str, question: str = "") -> bool:
@@ -298,6 +305,12 @@ def _states_amount(sentence: str, question: str) -> bool:
         if q.raw:
             rest = rest.replace(q.raw, " ")
     return _carries("number", _without(rest, question))
+
+
+def names_new(sentence: str, question: str) -> bool:
+    """Whether ``sentence`` names someone or something the question does not (a proper name,
+    not just a role or a place word): the likelier answer to who / where / which body."""
+    return _has_name(_without(sentence, question))
 
 
 @lru_cache(maxsize=16384)
@@ -360,8 +373,8 @@ def _has_name(sentence: str) -> bool:
     transliterated name with a middle dot (凯尔·内斯), a quoted or 《titled》 name, a Chinese
     personal, place or organisation name in jieba's dictionary, or a word of three or more
     characters it does not list (an unknown name: its characters are kept together)."""
-    if _NAME_EN.search(sentence.strip()) or re.search(r"[\u3400-\u9fff][·・•][\u3400-\u9fff]|《[^》]+》|“[^”]{2,12}”",
-                                                      sentence):
+    if _NAME_EN.search(sentence.strip()) or re.search(r"[\u3400-\u9fff][·・•][\u3400-\u9fff]|《[^》]+》|“[^”]{2,12}”|"
+                                                      r"‘[^’]{2,12}’|「[^」]{2,12}」", sentence):
         return True
     from agentic_rag.text.terms import segment, word_tag
 

@@ -9,7 +9,8 @@ Every candidate sentence gets the same five signals, each in about [0, 1]:
   the question names.
 - ``type``: how well it fits the answer type asked (:mod:`~agentic_rag.agents.reasoner.question`): for a
   value, 0.4 for stating any quantity and 0.6 more for the kind asked (多少天 -> a duration);
-  for a name (who / which body / where), 0.6 when it can carry one.
+  for a name (who / which body / where), 0.6 when it can carry one and 0.3 more when it
+  gives a proper name the question does not.
 - ``dense``: the cosine of question and sentence's chunk under the embedder that retrieval
   uses (the vector leg's score, so no extra model call), mapped from [0.7, 1.0] to [0, 1].
   Absent (no embedder configured, or the vector leg never saw the chunk): the other weights
@@ -23,8 +24,8 @@ Every candidate sentence gets the same five signals, each in about [0, 1]:
   abstaining, not which sentence answers.
 
 ``score = (Σ wᵢ·sᵢ over present signals) · (Σ wᵢ / Σ present wᵢ) · factor``, where ``factor``
-(≤ 1.2) prefers the pinned version and the general rule over a special case the question does
-not name. The weights are ``reasoner.weights`` in :class:`~agentic_rag.config.Settings`; the
+(≤ 1.2) prefers the pinned version, the general rule over a special case the question does
+not name, and a sentence of the year asked over one that states only other years. The weights are ``reasoner.weights`` in :class:`~agentic_rag.config.Settings`; the
 abstention threshold ``reasoner.abstain_below`` is calibrated on this score
 (``bench/calibrate.py``).
 
