@@ -176,3 +176,11 @@ def test_a_what_is_meant_question_is_answered_with_the_definition():
                    "\"Rest day\" means a day on which the employee is not scheduled to work.")
     answer = ask("What does the policy mean by a rest day?", rule)
     assert answer.sentences[0].text.startswith('"Rest day" means'), answer.text
+
+
+def test_a_life_span_in_parentheses_says_when_someone_was_born():
+    award = passage("a", "Harbour Medal", "The 1998 Harbour Medal was awarded to Ilse Marwood for her bridge designs.")
+    person = passage("p", "Ilse Marwood", "Ilse Marwood (3 May 1931 – 9 October 2010) was a structural engineer.")
+    answer = ask("In what year was the engineer who received the 1998 Harbour Medal born?", award, person)
+    assert answer.status != "abstained"
+    assert "1931" in answer.text

@@ -44,6 +44,9 @@ CONTEXT_HIT = 0.6
 BIGRAM = 0.1
 #: the sentence is the one a question names by its words ("按照X的规定")
 ASKED_MATCH = 0.3
+#: the sentence is of a passage another passage's sentence leads to, for a question about a
+#: thing it does not name ("the town where X was born": the town's passage answers)
+HOP_LINK = 0.25
 #: a value the question does not state itself, and of the kind it asks for
 NEW_VALUE, KIND_MATCH = 0.4, 0.6
 #: a name for who/which body/where, a procedure for "how", items for "which ones"

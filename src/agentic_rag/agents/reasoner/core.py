@@ -73,6 +73,7 @@ from agentic_rag.agents.reasoner.question import (
     split_asks,
 )
 from agentic_rag.agents.reasoner.scoring import Signals, dense_signal, evidence_score
+from agentic_rag.agents.retriever.multihop import needs_hop
 from agentic_rag.agents.vocabulary import TextCover, Vocabulary, packaged_vocabulary
 from agentic_rag.config import ReasonerSettings
 from agentic_rag.text.clauses import clause_matches, clause_number
@@ -166,6 +167,7 @@ class _Plan:
     coverage: float = 1.0  # weighted share of the question's things some chunk mentions
     question: str = ""
     asks_conflict: bool = False  # "……和国家规定不一致，以哪个为准？": the answer is an arbitration
+    hop: bool = False  # it asks about a thing it does not name ("the city where X was born")
 
 
 def _is_soft(key: str, plan: _Plan) -> bool:
@@ -415,7 +417,7 @@ class Reasoner:
         coverage = max((covered(p.terms) for p in pieces), default=covered(terms))
         return _Plan(terms, weights, parts[:C.MAX_SENTENCES], pieces[:C.MAX_SENTENCES], missing,
                      whole, asked, mixed_bigrams(question), coverage=coverage, question=question,
-                     asks_conflict=asks_conflict)
+                     asks_conflict=asks_conflict, hop=needs_hop(question))
 
     def _with_synonyms(self, terms: Sequence[Term], text: str) -> list[Term]:
         """Terms with their synonyms; an English word inside a phrase of a synonym group
@@ -497,6 +499,8 @@ class Reasoner:
         lexical += C.BIGRAM * s.bigram
         if s.matches_asked:
             lexical += C.ASKED_MATCH
+        if s.link is not None and plan.hop:
+            lexical += C.HOP_LINK  # the question asks about the thing the link leads to
         fit = 0.0
         # a value the question does not name itself: 2021年 does not answer "2021年……是多少"
         kinds = new_quantity_kinds(s.quote, plan.question) if wants.quantity else frozenset()
@@ -788,6 +792,9 @@ class Reasoner:
 #: the key prefix of a question term that names a clause
 _CLAUSE_KEY = "§"
 _YEAR = re.compile(r"(?<!\d)((?:19|20)\d{2})(?!\d)")
+#: a biography's life span in parentheses says when its subject was born and died
+_LIFESPAN = re.compile(r"\([^()]{0,60}?\d{3,4}\s*[–—-]\s*[^()]{0,40}?\d{3,4}\s*\)|\(\s*(?:[^()]{0,40};\s*)?born\b")
+_LIFE_WORDS = frozenset({"born", "birth", "die", "death"})
 
 
 def _facts_of(sentences: Sequence[_Sentence]) -> tuple[list[Fact], dict[int, _Sentence]]:
@@ -864,6 +871,8 @@ def _covers(cover: TextCover, term: Term, chunk: Chunk) -> bool:
     question names is mentioned by that clause only, by its label or number."""
     if term.key.startswith(_CLAUSE_KEY):
         return clause_matches(term.text, chunk.clause, chunk.clause_no)
+    if term.key in _LIFE_WORDS and _LIFESPAN.search(cover.spaced):
+        return True  # "Ezer Weizman (15 June 1924 – 24 April 2005)": when he was born and died
     return cover.covers(term)
 
 

@@ -89,7 +89,8 @@ _DATE = re.compile(
     r"(?:开始|结束|举行|举办|上映|开幕|闭幕|发布|召开)(?:的)?(?:时间|日期)|"
     r"\bwhen\b|\bwhat (?:year|date|day|month|time)\b|\bwhich (?:year|date|day|month)\b|\bon what date\b|"
     r"\bin what year\b|\b(?:release|premiere|launch|start|end|opening|closing|birth|death|due) date\b|"
-    r"\bdate of\b|\bdeadline\b|\bby when\b|\bcut-?off\b|截止(?:时间|日期)?(?:是)?\s*[？?]?\s*$", re.I)
+    r"\bdate of\b|\b(?:what|when)(?:'s|\s+is|\s+was)\s+(?:the\s+)?(?:[\w-]+\s+)?(?:deadline|cut-?off)\b|\bby when\b|"
+    r"截止(?:时间|日期)?(?:是)?\s*[？?]?\s*$", re.I)
 _NUMBER = re.compile(
     r"多少|几(?!乎)|多长|多久|多高|多大|多重|多远|百分之几|几成|"
     r"(?:人数|数量|总数|次数|销量|产量|总产量|营收|收入|票房|产值|价格|售价|金额|规模|吞吐量|交付量|净利润|利润|"
