@@ -184,3 +184,13 @@ def test_a_life_span_in_parentheses_says_when_someone_was_born():
     answer = ask("In what year was the engineer who received the 1998 Harbour Medal born?", award, person)
     assert answer.status != "abstained"
     assert "1931" in answer.text
+
+
+def test_a_list_under_a_heading_answers_which_ones():
+    text = "## Annex B. Regions where field trips need a risk assessment\n- Highlands\n- Coastal islands\n- Border zones"
+    annex = Chunk(chunk_id="a:0", doc_id="a", ord=0, text=text, title="Field Trip Rules", clause="Annex B",
+                  path=["Annex B. Regions where field trips need a risk assessment"], span=(0, len(text)),
+                  kind="body", language="en")
+    answer = ask("Which regions need a risk assessment for field trips?", annex)
+    assert answer.sentences[0].text.startswith("Annex B. Regions where field trips need a risk assessment: Highlands")
+    assert "Border zones" in answer.sentences[0].text

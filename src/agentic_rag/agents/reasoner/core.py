@@ -409,8 +409,10 @@ class Reasoner:
         pieces = pieces or parts
         asked = [q for q in extract_quantities(question) if not (q.kind == "date" and q.unit == "year")]
         def covered(part_terms: Sequence[Term]) -> float:
+            # a missing name (Kestrel Bay, 公积金中心, 2021) is surely absent; a missing common noun
+            # may be worded otherwise (staff / employees, 狗 / 犬) and counts for less
             hard = [t for t in part_terms if not t.soft and _thing_word(t)]
-            gone = sum(weights[t.key] for t in hard if t in missing)
+            gone = sum(weights[t.key] * (1.0 if _is_name(t.text) else C.COMMON_MISSING) for t in hard if t in missing)
             return 1.0 - gone / sum(weights[t.key] for t in hard) if hard else 1.0
 
         # the best-covered sub-question counts: the others are named as gaps of a partial answer
@@ -1098,6 +1100,7 @@ def _sentences_of(chunk: Chunk, lang: str, lists: bool = False) -> list[_Sentenc
         rows_done = True
     intro = ""
     intro_at = -1
+    headed = False  # the intro is a heading, not a line ending in a colon
     items: list[tuple[int, int, str]] = []
 
     def whole_list() -> None:
@@ -1113,9 +1116,14 @@ def _sentences_of(chunk: Chunk, lang: str, lists: bool = False) -> list[_Sentenc
         quote = text[s:e]
         if rows_done and (quote.count("|") >= 2 or _mentions_row(quote, chunk.table)):
             continue  # the table's own rendering: already read as rows
-        if re.fullmatch(r"[\s|:\-—]+", quote) or "\n" not in quote and text[e:e + 1] == "\n" \
-                and is_heading(quote, text[e:].lstrip()[:1] or "A"):
-            continue  # table rules and headings state nothing; a heading is its section's context
+        if re.fullmatch(r"[\s|:\-—]+", quote):
+            continue  # table rules state nothing
+        if "\n" not in quote and text[e:e + 1] == "\n" and is_heading(quote, text[e:].lstrip()[:1] or "A"):
+            # a heading is its section's context, and the subject of a list right under it
+            # ("Appendix A. Countries where remote work is never approved" + "- Russia" ...)
+            whole_list()
+            intro, intro_at, headed = strip_label(quote.lstrip("# ")).strip(), s, True
+            continue
         shown = strip_label(quote).strip(" |")
         if len(re.sub(r"\W", "", shown)) < 2 or text[e:e + 1] in ("？", "?"):
             continue  # a question (a FAQ's or a headline's) states nothing
@@ -1124,10 +1132,12 @@ def _sentences_of(chunk: Chunk, lang: str, lists: bool = False) -> list[_Sentenc
         if _INTRO.search(text[s:e + 1]):
             # "统筹基金支付比例如下：" says nothing alone; its items carry it as their subject
             whole_list()
-            intro, intro_at = shown, s
+            intro, intro_at, headed = shown, s, False
             continue
         if _LIST_ITEM.match(quote) and intro:
-            cover = TextCover(intro + " " + shown)
+            # an item says what its introducing line says ("如下：" + "（一）……"); under a
+            # heading it stands alone, the heading is its context
+            cover = TextCover(shown if headed else intro + " " + shown)
             items.append((s, e, shown))
         else:
             whole_list()
