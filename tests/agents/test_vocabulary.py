@@ -64,3 +64,13 @@ def test_a_bad_synonyms_file_is_a_config_error_naming_the_file(tmp_path, content
         path.write_text(content, encoding="utf-8")
     with pytest.raises(ConfigError, match=f"team_terms.json: {message}"):
         Vocabulary.load(path)
+
+
+def test_a_derived_english_word_is_covered_by_its_stem_family():
+    from agentic_rag.agents.vocabulary import TextCover
+    from agentic_rag.text.terms import content_terms
+
+    cover = TextCover("The governor chose a new harbour commission after the vote.")
+    words = {t.text: cover.covers(t) for t in content_terms("Which government appointed the commissioners?")}
+    assert words == {"government": True, "appointed": False, "commissioners": True}
+    assert not TextCover("A short note.").covers(content_terms("notebook")[0])  # a stem under six letters

@@ -139,6 +139,10 @@ def synonyms(term: str) -> set[str]:
 _UNIT_WORDS = ("工作日",)
 
 
+#: the shortest stem a derived word is matched by (shorter ones are too often unrelated)
+_DERIVED_MIN = 6
+
+
 class TextCover:
     """Answers "does this text mention that term?" for one piece of evidence."""
 
@@ -146,6 +150,7 @@ class TextCover:
         self.text = re.sub(r"\s+", "", norm(text))
         self.spaced = " " + re.sub(r"\s+", " ", norm(text)) + " "
         self.stems = set(_STEMMER.stemWords(re.findall(r"[a-z]+(?:'[a-z]+)?", norm(text))))
+        self._related: dict[str, bool] = {}
 
     def _text_for(self, word: str) -> str:
         """The text to look ``word`` up in: units that merely begin with it are masked, since
@@ -175,11 +180,24 @@ class TextCover:
         pattern = ".{0,3}".join(re.escape(ch) for ch in word)
         return re.search(pattern, self._text_for(word)) is not None
 
+    def _derived(self, key: str) -> bool:
+        """Whether the text has a word derived from the same stem ("presidential" and
+        "president", "government" and "govern"): stems sharing their first six letters or
+        more, one the start of the other."""
+        if len(key) < _DERIVED_MIN:
+            return False
+        hit = self._related.get(key)
+        if hit is None:
+            hit = self._related[key] = any(
+                len(st) >= _DERIVED_MIN and (st.startswith(key) or key.startswith(st)) for st in self.stems)
+        return hit
+
     def covers(self, term: Term | str) -> bool:
         word = term.text if isinstance(term, Term) else term
         alts = term.alts if isinstance(term, Term) and term.alts else ()
         if isinstance(term, Term) and not term.cjk:
-            return term.key in self.stems or self._has(word) or any(self._has(s) for s in alts)
+            return term.key in self.stems or self._has(word) or any(self._has(s) for s in alts) \
+                or self._derived(term.key)
         if self._has(word):
             return True
         if is_cjk(word) and len(word) > 2 and all(self._has(a) for a in atoms(word)) \

@@ -36,9 +36,6 @@ NAMED_TERM = 2.0
 UNSEEN_ACTION = 0.5
 #: the words of the listed item a question part asks about
 FOCUS_TERM = 2.0
-#: a common noun no chunk mentions counts this much of its weight against coverage (a missing
-#: name counts fully): documents often word a thing otherwise than the question
-COMMON_MISSING = 0.5
 
 # -- the lexical and answer-type signals of the evidence score (see scoring.py) -------------
 #: a question word found only in the sentence's context (its heading, its clause's lead)

@@ -63,6 +63,7 @@ from agentic_rag.agents.reasoner.conflicts import (
 )
 from agentic_rag.agents.reasoner.factcheck import check_sentence
 from agentic_rag.agents.reasoner.question import (
+    CONSTRAINING,
     Asked,
     analyze,
     carries,
@@ -402,17 +403,20 @@ class Reasoner:
             # "起付标准、支付比例和最高支付限额分别是多少": one sub-question per listed item,
             # each with the words the items share ("在职职工在三级医院住院")
             shared = [t for t in part if not any(t in it for it in item_terms)]
-            for it in item_terms:
-                parts.append(_Part(shared + it, item_wants, frozenset(t.key for t in it)))
+            for item, it in zip(items, item_terms):
+                # an item that names a kind of answer asks for that kind ("坠毁的时间和地点":
+                # a date, then a place)
+                own = analyze(item)
+                kind = dataclasses.replace(item_wants, answer_type=own.answer_type, kinds=own.kinds,
+                                           quantity=own.quantity) if own.answer_type in CONSTRAINING else item_wants
+                parts.append(_Part(shared + it, kind, frozenset(t.key for t in it)))
         if not parts and terms:
             parts = [_Part(terms, whole)]
         pieces = pieces or parts
         asked = [q for q in extract_quantities(question) if not (q.kind == "date" and q.unit == "year")]
         def covered(part_terms: Sequence[Term]) -> float:
-            # a missing name (Kestrel Bay, 公积金中心, 2021) is surely absent; a missing common noun
-            # may be worded otherwise (staff / employees, 狗 / 犬) and counts for less
             hard = [t for t in part_terms if not t.soft and _thing_word(t)]
-            gone = sum(weights[t.key] * (1.0 if _is_name(t.text) else C.COMMON_MISSING) for t in hard if t in missing)
+            gone = sum(weights[t.key] for t in hard if t in missing)
             return 1.0 - gone / sum(weights[t.key] for t in hard) if hard else 1.0
 
         # the best-covered sub-question counts: the others are named as gaps of a partial answer
