@@ -101,6 +101,11 @@ class Chunk(_Frozen):
                                         for d in (self.publish_date, self.effective_date))
 
 
+#: the phrase of a REFERENCES edge from an amending act's item to the clause it changes
+#: ("将第九条中的……修改为……") starts with this
+AMENDS_CUE = "将"
+
+
 class Edge(_Frozen):
     """A graph edge. REFERENCES: chunk -> chunk. SUPERSEDES: newer doc -> older doc."""
 
@@ -108,6 +113,11 @@ class Edge(_Frozen):
     dst: str
     kind: EdgeKind
     phrase: str = ""  # the text that produced the edge, e.g. 详见第七条
+
+    @property
+    def amends(self) -> bool:
+        """Whether ``src`` is an item of an amending act that changes the clause ``dst``."""
+        return self.kind == "REFERENCES" and self.phrase.startswith(AMENDS_CUE)
 
 
 class Filter(_Frozen):

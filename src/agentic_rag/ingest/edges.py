@@ -4,7 +4,9 @@
 see Section 5, pursuant to Article 3; within a document they resolve at once, a named document
 (《中华人民共和国民法典》第五十四条) resolves in the pipeline after every document is stored.
 ``SUPERSEDES`` (newer document -> older document) come from explicit statements (同时废止,
-supersedes) and from a newer version (later publish date) of the same title.
+supersedes) and from a newer version (later publish date) of the same title. An item of an
+amending act (关于修改《X》的决定: "将第九条中的……修改为……") REFERENCES the clause of X it
+changes (:attr:`agentic_rag.types.Edge.amends`).
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from dataclasses import dataclass
 
 from agentic_rag.ingest.chunking import EN_CLAUSE_NO, roman_to_int
 from agentic_rag.text.numerals import CN_NUMERAL_CHARS, cn_to_int
-from agentic_rag.types import Chunk, Edge
+from agentic_rag.types import AMENDS_CUE, Chunk, Edge
 
 _NUM = f"[{CN_NUMERAL_CHARS}0-9０-９]+"
 _OWN = r"本(?:办法|条例|法|规定|细则|实施细则|规则|通知|决定|意见|方案|准则|章程|合同|协议|标准|制度|办法实施细则)"
@@ -33,6 +35,30 @@ _EN_REF = re.compile(
     re.I)
 # 《中华人民共和国民法典》第五十四条 -> another document's clause
 _DOC_REF = re.compile(rf"《(?P<title>[^《》\n]{{2,80}})》\s*(?:[（(][^()（）\n]{{0,40}}[)）])?\s*第(?P<no>{_NUM})条(?:之(?P<sub>{_NUM}))?")
+
+
+# an amending act names the act it amends in its title ("关于修改《X》的决定", "《X》修正案"), and
+# each of its items the clause it changes: "将第四条修改为……", "将第九条中的“……”修改为“……”"
+_AMENDING_TITLE = re.compile(r"(?:关于)?修改《(?P<title>[^《》]{2,80})》的决定|《(?P<title2>[^《》]{2,80})》修正案")
+_AMENDED_CLAUSE = re.compile(rf"{AMENDS_CUE}\s*(?:第[{CN_NUMERAL_CHARS}0-9]+章\s*)?第(?P<no>{_NUM})条(?:之(?P<sub>{_NUM}))?")
+
+
+def amended_title(title: str) -> str | None:
+    """The title of the act an amending act amends ("关于修改《青川市物业条例》的决定" ->
+    "青川市物业条例"), or ``None`` for any other document."""
+    m = _AMENDING_TITLE.search(title)
+    return (m.group("title") or m.group("title2")).strip() if m else None
+
+
+def amended_clauses(text: str) -> list[tuple[str, str]]:
+    """(clause number, phrase) of each clause an amending act's item changes ("将第九条中的……"
+    -> ("9", "将第九条"))."""
+    out = []
+    for m in _AMENDED_CLAUSE.finditer(text):
+        no = _cn_no(m.group("no"), m.group("sub"))
+        if no is not None:
+            out.append((no, m.group(0)))
+    return out
 
 
 @dataclass(frozen=True, slots=True)
@@ -90,6 +116,11 @@ def references(chunks: Sequence[Chunk]) -> tuple[list[Edge], list[PendingReferen
         if "第" not in text and "附" not in text and not english:
             continue
         doc_spans: list[tuple[int, int]] = []
+        amended = amended_title(chunk.title)
+        if amended:
+            # "将第九条中的……修改为……" changes clause 9 of the amended act, not of this one
+            pending.extend(PendingReference(chunk.chunk_id, amended, no, phrase)
+                           for no, phrase in amended_clauses(text))
         for m in _DOC_REF.finditer(text):
             no = _cn_no(m.group("no"), m.group("sub"))
             if no is not None:

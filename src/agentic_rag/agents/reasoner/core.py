@@ -77,6 +77,7 @@ from agentic_rag.agents.reasoner.scoring import Signals, dense_signal, evidence_
 from agentic_rag.agents.retriever.multihop import needs_hop
 from agentic_rag.agents.vocabulary import TextCover, Vocabulary, packaged_vocabulary
 from agentic_rag.config import ReasonerSettings
+from agentic_rag.ingest.edges import amended_clauses, amended_title
 from agentic_rag.text.clauses import clause_matches, clause_number
 from agentic_rag.text.language import is_cjk
 from agentic_rag.text.numerals import cn_to_int
@@ -609,7 +610,8 @@ class Reasoner:
             if s in relevant or len(relevant) >= 40:
                 continue
             grams = char_bigrams(s.quote)
-            if any(doc != s.chunk.doc_id and jaccard(grams, g) >= C.VERSION_ALIKE for doc, g in chosen_grams):
+            if any(doc != s.chunk.doc_id and jaccard(grams, g) >= C.VERSION_ALIKE for doc, g in chosen_grams) \
+                    or any(_amends(s, c) for c in chosen):
                 relevant.append(s)
         facts, owner = _facts_of(relevant)
         groups = find_conflicts(facts)
@@ -808,7 +810,7 @@ def _facts_of(sentences: Sequence[_Sentence]) -> tuple[list[Fact], dict[int, _Se
     facts: list[Fact] = []
     owner: dict[int, _Sentence] = {}
     for s in sentences:
-        for f in facts_of(s.quote, s.chunk, s.idx):
+        for f in facts_of(_as_amended(s.quote), s.chunk, s.idx):
             owner[id(f)] = s
             facts.append(f)
     return facts, owner
@@ -870,6 +872,25 @@ def _subject_name(title: str) -> str:
     if not 1 <= len(words) <= 6 or len(name) < 4 or not name[:1].isupper():
         return ""
     return name
+
+
+_AMENDED_TO = re.compile(r"修改为|改为")
+
+
+def _amends(item: _Sentence, clause: _Sentence) -> bool:
+    """Whether ``item`` is an amending act's item that changes the clause ``clause`` is from
+    ("将第九条中的……修改为……" of 关于修改《X》的决定, for 第九条 of X)."""
+    target = amended_title(item.chunk.title)
+    if not target or not clause.chunk.clause_no or re.sub(r"\s", "", target) != re.sub(r"\s", "", clause.chunk.title):
+        return False
+    return any(no == clause.chunk.clause_no for no, _ in amended_clauses(item.quote))
+
+
+def _as_amended(sentence: str) -> str:
+    """What an amending act's item states: the text after "修改为" ("将第九条中的“处一千元……”
+    修改为“处五千元……”" states the new penalty, not the old one)."""
+    parts = _AMENDED_TO.split(sentence)
+    return parts[-1] if len(parts) > 1 and "将" in parts[0] else sentence
 
 
 def _covers(cover: TextCover, term: Term, chunk: Chunk) -> bool:

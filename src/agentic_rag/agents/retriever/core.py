@@ -547,6 +547,15 @@ class Retriever:
                 for ref in refs:
                     if ref in self._chunks:
                         place(cid, ref)
+            # the items of amending acts that change it ("将第九条中的……修改为……") follow it:
+            # the clause as amended is the rule in force
+            amending = _unique(e.src for e in self.store.edges([cid], kind="REFERENCES", direction="in")
+                               if e.amends)[:C.DEFERRAL_FANOUT]
+            if amending:
+                self._load(amending)
+                for item in amending:
+                    if item in self._chunks:
+                        place(cid, item)
             # the other versions of its document: the one it supersedes and the one that
             # supersedes it (a question pinned to an old year still needs the current rule)
             older = [e.dst for e in self.store.edges([chunk.doc_id], kind="SUPERSEDES", direction="out")]
