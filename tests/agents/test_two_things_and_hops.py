@@ -194,3 +194,10 @@ def test_a_list_under_a_heading_answers_which_ones():
     answer = ask("Which regions need a risk assessment for field trips?", annex)
     assert answer.sentences[0].text.startswith("Annex B. Regions where field trips need a risk assessment: Highlands")
     assert "Border zones" in answer.sentences[0].text
+
+
+def test_a_scraped_page_header_is_no_answer():
+    page = zh("w", "欢迎来到青岚车讯 首页 登录 / 注册 热点推荐　来源：车讯网      作者：王一      编辑：李二\n"
+                   "2023年，星桥汽车全年销量同比增长12.5%，达到42万辆。", title="青岚车讯")
+    answer = ask_zh("星桥汽车2023年销量同比增长多少？", page, years=[2023])
+    assert answer.sentences[0].text.startswith("2023年，星桥汽车全年销量同比增长12.5%"), answer.text

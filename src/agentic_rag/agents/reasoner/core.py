@@ -1154,6 +1154,8 @@ def _sentences_of(chunk: Chunk, lang: str, lists: bool = False) -> list[_Sentenc
             continue  # a question (a FAQ's or a headline's) states nothing
         if _METADATA.match(shown) or shown.strip() == chunk.title.strip():
             continue  # the document's title, number, issuer and date lines state no rule
+        if _is_page_chrome(shown):
+            continue  # a web page's menus, bylines and footers state nothing
         if _INTRO.search(text[s:e + 1]):
             # "统筹基金支付比例如下：" says nothing alone; its items carry it as their subject
             whole_list()
@@ -1174,6 +1176,17 @@ def _sentences_of(chunk: Chunk, lang: str, lists: bool = False) -> list[_Sentenc
                              cover=cover))
     whole_list()
     return out
+
+
+_CHROME_WORDS = re.compile(r"登录|注册|首页|分享到|扫一扫|版权所有|免责声明|责任编辑|热点推荐|更多资讯|关注我们|"
+                           r"\b(?:sign in|log in|subscribe|all rights reserved|cookie|privacy policy|share this)\b", re.I)
+_WIDE_GAPS = re.compile(r"\S(?:\s{3,}|\t)\S")
+
+
+def _is_page_chrome(sentence: str) -> bool:
+    """Whether a "sentence" is a scraped web page's chrome: navigation, bylines, share buttons,
+    footers (two such words, or text laid out in columns by wide gaps)."""
+    return len(_CHROME_WORDS.findall(sentence)) >= 2 or len(_WIDE_GAPS.findall(sentence)) >= 4
 
 
 def _mentions_row(text: str, table) -> bool:
