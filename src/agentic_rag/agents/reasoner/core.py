@@ -1139,6 +1139,13 @@ def _sentences_of(chunk: Chunk, lang: str, lists: bool = False) -> list[_Sentenc
 
     for s, e in split_sentences(text):
         quote = text[s:e]
+        if "\n" in quote:
+            # a scraped page's chrome lines run into the first sentence after them: drop them
+            for line in quote.split("\n")[:-1]:
+                if not _is_page_chrome(line):
+                    break
+                s += len(line) + 1
+            quote = text[s:e]
         if rows_done and (quote.count("|") >= 2 or _mentions_row(quote, chunk.table)):
             continue  # the table's own rendering: already read as rows
         if re.fullmatch(r"[\s|:\-—]+", quote):
