@@ -273,9 +273,9 @@ class Service:
     def _served(self, answer: Answer, session_id: str | None, *, cached: bool,
                 deadline: bool) -> ServedAnswer:
         # the answer was validated when it was made: copy its fields, do not validate them again
-        served = ServedAnswer.model_construct(**dict(answer), answer_id=uuid.uuid4().hex[:16],
-                                              session_id=session_id, cached=cached,
-                                              deadline_fallback=deadline)
+        served = ServedAnswer.model_construct(**{
+            **dict(answer), "answer_id": uuid.uuid4().hex[:16], "session_id": session_id,
+            "cached": cached, "deadline_fallback": deadline})
         self.audit.record(served, self.engine.store)
         self.metrics.answer(served, cached=cached, deadline=deadline)
         return served
