@@ -2,14 +2,17 @@
 time to the first SSE event, the server's overhead over an in-process `Engine.ask`, and memory.
 
     python bench/serve.py [--examples examples] [--seconds 5] [--concurrency 1 8 32]
-                          [--workers 1] [--embedder auto|none] [--json]
+                          [--workers 1] [--embedder auto|none] [--endpoints route retrieve ask cached]
+                          [--env ARAG_KEY=VALUE ...] [--json]
 
 Builds a fresh index of examples/docs in a temp folder, starts `arag serve` on a free port and
 drives it with a bounded asyncio load generator (a fixed number of keep-alive connections, each
 sending its next request when the last one is answered; no open-loop overload). Endpoints:
 /v1/route, /v1/retrieve, /v1/ask with the answer cache off (the deterministic agents every time)
 and /v1/ask with the cache on and filled (the questions repeat, as a help desk's do). The load generator
-shares the machine's cores with the server: on a 2-core box it takes part of the CPU it measures.
+shares the machine's cores with the server: on a 2-core box it takes part of the CPU it measures, so
+each run reports the generator's own CPU (``gen_cpu_pct``, % of one core) and the server's CPU per
+request (``server_cpu_ms``, all worker processes together, from /proc).
 """
 
 from __future__ import annotations
@@ -29,6 +32,9 @@ from pathlib import Path
 import httpx
 
 from agentic_rag import Engine, Settings
+
+#: --endpoints names → the load runs' names
+_RUNS = {"route": "/v1/route", "retrieve": "/v1/retrieve", "ask": "/v1/ask", "cached": "/v1/ask (cached)"}
 
 
 def _free_port() -> int:
@@ -52,10 +58,15 @@ def start_server(index: Path, env: dict[str, str], workers: int = 1) -> tuple[su
                              "--port", str(port), "--workers", str(workers)],
                             env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     t0 = time.perf_counter()
+    ready: set[int] = set()  # each new connection may reach another worker: wait for all of them
     while True:
         try:
-            if httpx.get(f"{url}/readyz", timeout=2).status_code == 200:
-                return proc, url, round(time.perf_counter() - t0, 2)
+            r = httpx.get(f"{url}/readyz", timeout=2)
+            if r.status_code == 200:
+                ready.add(r.json()["detail"]["pid"])
+                if len(ready) >= workers or time.perf_counter() - t0 > 60:
+                    return proc, url, round(time.perf_counter() - t0, 2)
+                continue
         except httpx.HTTPError:
             pass
         if proc.poll() is not None or time.perf_counter() - t0 > 120:
@@ -92,7 +103,21 @@ class _Conn:
             self.writer.close()
 
 
-async def _load(port: int, path: str, bodies: list[bytes], concurrency: int, seconds: float) -> dict:
+def _cpu_s(pids: list[int]) -> float:
+    """User + system CPU seconds used so far by ``pids`` (from /proc; 0 where unreadable)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0.0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += (int(fields[11]) + int(fields[12])) / tick  # utime, stime
+    return total
+
+
+async def _load(port: int, path: str, bodies: list[bytes], concurrency: int, seconds: float,
+                server_pids: list[int] = ()) -> dict:
     latencies: list[float] = []
     errors = 0
     stop = time.perf_counter() + seconds
@@ -120,11 +145,48 @@ async def _load(port: int, path: str, bodies: list[bytes], concurrency: int, sec
             conn.close()
 
     t0 = time.perf_counter()
+    own0, server0 = time.process_time(), _cpu_s(list(server_pids))
     await asyncio.gather(*(worker(n) for n in range(concurrency)))
     wall = time.perf_counter() - t0
-    return {"requests": len(latencies), "rps": round(len(latencies) / wall, 1), "errors": errors,
+    own, server = time.process_time() - own0, _cpu_s(list(server_pids)) - server0
+    n = len(latencies)
+    return {"requests": n, "rps": round(n / wall, 1), "errors": errors,
             "p50_ms": round(_pct(latencies, 0.50), 1), "p95_ms": round(_pct(latencies, 0.95), 1),
-            "p99_ms": round(_pct(latencies, 0.99), 1)}
+            "p99_ms": round(_pct(latencies, 0.99), 1), "gen_cpu_pct": round(100 * own / wall, 1),
+            "server_cpu_ms": round(1000 * server / n, 1) if n else float("nan")}
+
+
+def _paired_overhead(engine: Engine, url: str, questions: list[str], passes: int = 2) -> dict:
+    """Each question through ``engine.ask`` here, then at once through ``/v1/ask`` (cache off)
+    on a plain keep-alive ``http.client`` connection, so both see the same moment's load and the
+    client costs next to nothing. ``in_run``: the server's own ``usage.wall_ms``; ``outside``:
+    the request's time outside the run (HTTP, validation, thread hand-off, audit, rendering)."""
+    import http.client
+
+    host, port = url.rsplit("//", 1)[1].split(":")
+    conn = http.client.HTTPConnection(host, int(port), timeout=60)
+    here, there, in_run = [], [], []
+    try:
+        for _ in range(passes):
+            for q in questions:
+                t0 = time.perf_counter()
+                engine.ask(q)
+                here.append((time.perf_counter() - t0) * 1000)
+                body = json.dumps({"question": q, "options": {"cache": False}}, ensure_ascii=False).encode()
+                t0 = time.perf_counter()
+                conn.request("POST", "/v1/ask", body, {"Content-Type": "application/json"})
+                reply = json.loads(conn.getresponse().read())
+                there.append((time.perf_counter() - t0) * 1000)
+                in_run.append(reply["usage"]["wall_ms"])
+    finally:
+        conn.close()
+    pairs = [b - a for a, b in zip(here, there)]
+    outside = [b - w for b, w in zip(there, in_run)]
+    return {"requests": len(there), "engine_ask_p50_ms": round(statistics.median(here), 1),
+            "http_ask_p50_ms": round(statistics.median(there), 1),
+            "server_run_p50_ms": round(statistics.median(in_run), 1),
+            "overhead_p50_ms": round(statistics.median(pairs), 1),
+            "outside_run_p50_ms": round(statistics.median(outside), 1)}
 
 
 def _first_event(url: str, questions: list[str]) -> dict:
@@ -167,32 +229,38 @@ def main() -> None:
     ap.add_argument("--concurrency", type=int, nargs="+", default=[1, 8, 32])
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--embedder", default="auto", help="embedder.provider for the index and server")
+    ap.add_argument("--endpoints", nargs="+", choices=list(_RUNS), default=list(_RUNS),
+                    help="which load runs (default all; 'ask' is /v1/ask with the cache off)")
+    ap.add_argument("--env", nargs="+", default=[], metavar="ARAG_KEY=VALUE",
+                    help="settings for the server, e.g. ARAG_SERVER__MAX_CONCURRENT_RUNS=2")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
     questions = [json.loads(line)["question"]
                  for line in (args.examples / "questions.jsonl").read_text("utf-8").splitlines() if line.strip()]
     env = {k: v for k, v in os.environ.items() if not k.startswith("ARAG_")}
     env.update({"ARAG_EMBEDDER__PROVIDER": args.embedder, "ARAG_LLM__PROVIDER": "none"})
-    result: dict = {"cores": len(os.sched_getaffinity(0)), "workers": args.workers,
+    env.update(item.split("=", 1) for item in args.env)
+    result: dict = {"cores": len(os.sched_getaffinity(0)), "workers": args.workers, "env": args.env,
+                    "load_average": [round(x, 2) for x in os.getloadavg()],
                     "embedder": args.embedder, "questions": len(questions)}
     with tempfile.TemporaryDirectory() as tmp:
         index = Path(tmp) / "idx"
         settings = Settings.load(index=index, embedder={"provider": args.embedder}, llm={"provider": "none"})
-        with Engine(settings) as engine:
-            engine.ingest([args.examples / "docs"])
-            for q in questions:  # warm-up
-                engine.ask(q)
-            inproc = []
-            for q in questions:
-                t0 = time.perf_counter()
-                engine.ask(q)
-                inproc.append((time.perf_counter() - t0) * 1000)
+        engine = Engine(settings)
+        engine.ingest([args.examples / "docs"])
+        for q in questions:  # warm-up
+            engine.ask(q)
+        inproc = []
+        for q in questions:
+            t0 = time.perf_counter()
+            engine.ask(q)
+            inproc.append((time.perf_counter() - t0) * 1000)
         proc, url, ready_s = start_server(index, env, args.workers)
         try:
             result["server_ready_s"] = ready_s
-            with httpx.Client(base_url=url, timeout=60) as c:  # the server's own warm-up pass
-                for q in questions:
-                    c.post("/v1/ask", json={"question": q, "options": {"cache": False}})
+            for q in questions * args.workers:  # every worker's warm-up: a new connection each
+                httpx.post(f"{url}/v1/ask", json={"question": q, "options": {"cache": False}}, timeout=60)
+            with httpx.Client(base_url=url, timeout=60) as c:
                 served = []
                 for q in questions:
                     t0 = time.perf_counter()
@@ -201,6 +269,7 @@ def main() -> None:
             result["overhead"] = {"engine_ask_p50_ms": round(statistics.median(inproc), 1),
                                   "http_ask_p50_ms": round(statistics.median(served), 1),
                                   "overhead_p50_ms": round(statistics.median(served) - statistics.median(inproc), 1)}
+            result["overhead_paired"] = _paired_overhead(engine, url, questions)
             result["sse"] = _first_event(url, questions)
             bodies = {
                 "/v1/route": [json.dumps({"question": q}, ensure_ascii=False).encode() for q in questions],
@@ -211,32 +280,45 @@ def main() -> None:
             }
             load = {}
             port = int(url.rsplit(":", 1)[1])
+            server_pids = [proc.pid, *_children(proc.pid)]
             with httpx.Client(base_url=url, timeout=60) as c:  # the cached runs start warm
                 for body in bodies["/v1/ask (cached)"]:
                     c.post("/v1/ask", content=body, headers={"Content-Type": "application/json"})
             for name, payload in bodies.items():
+                if not any(_RUNS[e] == name for e in args.endpoints):
+                    continue
                 path = name.split()[0]
                 for conc in args.concurrency:
-                    load[f"{name} c={conc}"] = asyncio.run(_load(port, path, payload, conc, args.seconds))
+                    load[f"{name} c={conc}"] = asyncio.run(_load(port, path, payload, conc, args.seconds,
+                                                                      server_pids))
             result["load"] = load
+            result["load_average_end"] = [round(x, 2) for x in os.getloadavg()]
             pids = [proc.pid, *_children(proc.pid)]
             result["rss_mb"] = {str(p): _rss_mb(p) for p in pids}
         finally:
+            engine.close()
             proc.terminate()
             proc.wait(15)
     if args.json:
         print(json.dumps(result, ensure_ascii=False, indent=2))
         return
-    print(f"{result['cores']} cores · {args.workers} worker(s) · embedder {args.embedder} · "
-          f"server ready in {result['server_ready_s']} s")
+    print(f"{result['cores']} cores · load average {' '.join(map(str, result['load_average']))} at the start · "
+          f"{args.workers} worker(s) · embedder {args.embedder} · server ready in {result['server_ready_s']} s")
     o = result["overhead"]
     print(f"Engine.ask p50 {o['engine_ask_p50_ms']} ms · /v1/ask p50 {o['http_ask_p50_ms']} ms · "
           f"overhead {o['overhead_p50_ms']} ms")
+    o = result["overhead_paired"]
+    print(f"paired, {o['requests']} questions alternating: Engine.ask p50 {o['engine_ask_p50_ms']} ms · "
+          f"/v1/ask p50 {o['http_ask_p50_ms']} ms (the run inside it {o['server_run_p50_ms']} ms) · "
+          f"overhead p50 {o['overhead_p50_ms']} ms, outside the run {o['outside_run_p50_ms']} ms")
     print(f"SSE: first event p50 {result['sse']['first_event_p50_ms']} ms, whole stream p50 "
           f"{result['sse']['stream_total_p50_ms']} ms")
-    print(f"{'endpoint':<26}{'req/s':>9}{'p50 ms':>9}{'p95 ms':>9}{'p99 ms':>9}{'errors':>8}")
+    print(f"{'endpoint':<26}{'req/s':>9}{'p50 ms':>9}{'p95 ms':>9}{'p99 ms':>9}{'errors':>8}"
+          f"{'srv cpu ms/req':>16}{'gen cpu %':>11}")
     for name, r in result["load"].items():
-        print(f"{name:<26}{r['rps']:>9}{r['p50_ms']:>9}{r['p95_ms']:>9}{r['p99_ms']:>9}{r['errors']:>8}")
+        print(f"{name:<26}{r['rps']:>9}{r['p50_ms']:>9}{r['p95_ms']:>9}{r['p99_ms']:>9}{r['errors']:>8}"
+              f"{r['server_cpu_ms']:>16}{r['gen_cpu_pct']:>11}")
+    print(f"load average at the end {' '.join(map(str, result['load_average_end']))}")
     print("RSS MB per process:", ", ".join(f"{p}: {m}" for p, m in result["rss_mb"].items()))
 
 

@@ -203,6 +203,13 @@ class ServerSettings(_Section):
     #: sends the reasoning to an `arag worker` (workers.broker_url); past deadline_s the
     #: deterministic answer is made here instead
     reasoner: Literal["local", "queue"] = "local"
+    #: deterministic runs (no LLM) answered at once per worker process; the others wait their
+    #: turn. They are CPU-bound under one interpreter lock, so with one worker a small number
+    #: (2) keeps the slowest ones from waiting longest; with several workers, whose keep-alive
+    #: connections are seldom spread evenly, a busy worker then cannot use a core its neighbour
+    #: leaves idle (bench/serve.py). LLM-backed runs and deadline fallbacks are not limited.
+    #: 0 = no limit
+    max_concurrent_runs: int = Field(0, ge=0, le=1000)
 
 
 class StateSettings(_Section):

@@ -25,6 +25,7 @@ from fastapi import FastAPI, File, Query, Request, UploadFile
 from fastapi.exceptions import RequestValidationError
 from fastapi.responses import FileResponse, JSONResponse, Response, StreamingResponse
 from fastapi.staticfiles import StaticFiles
+from pydantic import BaseModel
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException as StarletteHTTPException
 
@@ -180,9 +181,10 @@ def create_app(settings: Settings | None = None, *, service: Service | None = No
         """The answer as JSON; with ``Accept: text/event-stream`` or ``stream: true``, server-sent
         events: one per trace step as it happens (event name = the step's kind: route, gate,
         retrieve, tool, reason, verify, fallback, final, ...), then ``answer``, then ``done``."""
-        await run_in_threadpool(svc.check, body)
         if not (body.stream or "text/event-stream" in request.headers.get("accept", "")):
-            return await blocking(request, lambda cancel: svc.ask(body, cancel=cancel))
+            # svc.ask refuses a bad question or session itself, in the same thread hand-off
+            return _json(await blocking(request, lambda cancel: svc.ask(body, cancel=cancel)))
+        await run_in_threadpool(svc.check, body)  # a 4xx before the stream starts, not inside it
 
         def answered(answer: ServedAnswer) -> list[bytes]:
             return [sse.frame(answer.model_dump(mode="json", exclude={"trace"}), "answer"),
@@ -298,6 +300,12 @@ def create_app(settings: Settings | None = None, *, service: Service | None = No
         return svc.feedback.since(since)
 
     return app
+
+
+def _json(model: BaseModel) -> Response:
+    """``model`` as a JSON response, serialized once by pydantic: the endpoint's
+    ``response_model`` still documents it, FastAPI does not validate it a second time."""
+    return Response(model.model_dump_json(), media_type="application/json")
 
 
 def _ask_request(question: str) -> AskRequest:

@@ -84,6 +84,8 @@ class Service:
         self._celery: Any = None
         self._lock = threading.Lock()
         self._ingest_lock = threading.Lock()
+        slots = settings.server.max_concurrent_runs
+        self._run_slots = threading.BoundedSemaphore(slots) if slots else None
 
     # ------------------------------------------------------------------ lifecycle
     def warm_up(self) -> None:
@@ -286,7 +288,7 @@ class Service:
             return answer_within(deadline_s, remote, deterministic, state, on_event, abort,
                                  what="the queued reasoning")
         if not use_llm:
-            return deterministic(state, on_event, abort), state, False  # type: ignore[arg-type]
+            return self._deterministic(deterministic, state, on_event, abort), state, False
         agent = self.runtime(True, k, controls)
         # the runtime's own deadline (when this version of it has one) lets it finish in time
         # by itself; the thread below holds the guarantee either way
@@ -298,10 +300,21 @@ class Service:
 
         return answer_within(deadline_s, with_llm, deterministic, state, on_event, abort)
 
+    def _deterministic(self, run: Callable[[SessionState, Sink, threading.Event], Answer],
+                       state: SessionState, on_event: Sink | None, abort: threading.Event) -> Answer:
+        """``run`` once one of ``server.max_concurrent_runs`` slots is free: waiting costs no CPU,
+        while one more run sharing the interpreter lock slows every other run down."""
+        if self._run_slots is None:
+            return run(state, on_event, abort)  # type: ignore[arg-type]
+        with self._run_slots:
+            return run(state, on_event, abort)  # type: ignore[arg-type]
+
     def _served(self, answer: Answer, session_id: str | None, *, cached: bool,
                 deadline: bool) -> ServedAnswer:
-        served = ServedAnswer(**answer.model_dump(), answer_id=uuid.uuid4().hex[:16],
-                              session_id=session_id, cached=cached, deadline_fallback=deadline)
+        # the answer was validated when it was made: copy its fields, do not validate them again
+        served = ServedAnswer.model_construct(**{
+            **dict(answer), "answer_id": uuid.uuid4().hex[:16], "session_id": session_id,
+            "cached": cached, "deadline_fallback": deadline})
         self.audit.record(served, self.engine.store)
         self.metrics.answer(served, cached=cached, deadline=deadline)
         return served
