@@ -4,13 +4,15 @@
 
 Builds a fresh index of examples/docs in a temp folder, answers every question in
 examples/questions.jsonl in-process (after one warm-up pass) and reports p50/p95; then runs
-`arag ask` as a new process a few times and reports the wall time of each (cold start).
+`arag ask` as a new process a few times and reports the wall time of each (cold start), the
+peak RSS of the in-process part and the index size.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import resource
 import statistics
 import subprocess
 import sys
@@ -44,6 +46,9 @@ def main() -> None:
                 engine.ask(q)
                 times.append((time.perf_counter() - t0) * 1000)
         engine.close()
+        index_mb = sum(f.stat().st_size for f in index.rglob("*") if f.is_file()) / 2**20
+        # this process: ingest and every ask (ru_maxrss is in KiB on Linux)
+        peak_rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
         cold = []
         for q in questions[:3]:
             t0 = time.perf_counter()
@@ -54,11 +59,13 @@ def main() -> None:
     result = {"questions": len(questions), "ingest_s": round(ingest_s, 2),
               "ask_ms": {"p50": round(statistics.median(times), 1),
                          "p95": round(times[int(0.95 * (len(times) - 1))], 1)},
-              "cold_start_s": [round(c, 2) for c in cold]}
+              "cold_start_s": [round(c, 2) for c in cold],
+              "peak_rss_mb": round(peak_rss_mb, 1), "index_mb": round(index_mb, 2)}
     print(json.dumps(result, ensure_ascii=False) if args.json else
           f"{result['questions']} questions · ingest {result['ingest_s']} s · ask p50 "
           f"{result['ask_ms']['p50']} ms, p95 {result['ask_ms']['p95']} ms · cold start "
-          f"{', '.join(map(str, result['cold_start_s']))} s")
+          f"{', '.join(map(str, result['cold_start_s']))} s · peak RSS {result['peak_rss_mb']} MB · "
+          f"index {result['index_mb']} MB")
 
 
 if __name__ == "__main__":
