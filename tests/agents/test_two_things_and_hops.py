@@ -201,3 +201,8 @@ def test_a_scraped_page_header_is_no_answer():
                    "2023年，星桥汽车全年销量同比增长12.5%，达到42万辆。", title="青岚车讯")
     answer = ask_zh("星桥汽车2023年销量同比增长多少？", page, years=[2023])
     assert answer.sentences[0].text.startswith("2023年，星桥汽车全年销量同比增长12.5%"), answer.text
+
+
+def test_a_value_for_part_of_the_year_yields_to_the_whole_year():
+    report = zh("r", "2023年上半年，星桥汽车交付新车19万辆。2023年，星桥汽车全年交付新车42万辆。", title="星桥汽车年报")
+    assert "42万辆" in ask_zh("2023年星桥汽车交付了多少辆车？", report, years=[2023]).sentences[0].text

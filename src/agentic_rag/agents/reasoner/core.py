@@ -460,6 +460,8 @@ class Reasoner:
                     sent.factor *= C.CONDITION_FACTOR
                 if years and (stated := set(_YEAR.findall(sent.quote))) and not stated & years:
                     sent.factor *= C.OTHER_YEAR  # "2020年……为8.52‰" for "2021年……出生率"
+                if _SUB_PERIOD.search(sent.quote) and not _SUB_PERIOD.search(route.question):
+                    sent.factor *= C.CONDITION_FACTOR  # "上半年交付56.4万辆" for "2022年交付量"
                 sent.hits = {t.key for t in plan.terms if _covers(sent.cover, t, chunk)}
                 sent.ctx_hits = {t.key for t in plan.terms if t.key not in sent.hits and _covers(context, t, chunk)}
                 sent.head_hits = {k for k in sent.ctx_hits
@@ -800,6 +802,11 @@ class Reasoner:
 #: the key prefix of a question term that names a clause
 _CLAUSE_KEY = "§"
 _YEAR = re.compile(r"(?<!\d)((?:19|20)\d{2})(?!\d)")
+#: a part of a year ("上半年", "第四季度", "Q3", "the first half"): a value for it is not the
+#: value for the whole year a question asks about
+_SUB_PERIOD = re.compile(r"[上下]半年|前?[一二三四1-4１-４]季度|第[一二三四1-4]季度|前三季度|\d{1,2}[-—至~]\d{1,2}月|"
+                         r"\bQ[1-4]\b|\b(?:first|second|third|fourth|last) quarter\b|\b(?:first|second) half\b|"
+                         r"\bH[12]\b", re.I)
 #: a biography's life span in parentheses says when its subject was born and died
 _LIFESPAN = re.compile(r"\([^()]{0,60}?\d{3,4}\s*[–—-]\s*[^()]{0,40}?\d{3,4}\s*\)|\(\s*(?:[^()]{0,40};\s*)?born\b")
 _LIFE_WORDS = frozenset({"born", "birth", "die", "death"})
