@@ -206,3 +206,10 @@ def test_a_scraped_page_header_is_no_answer():
 def test_a_value_for_part_of_the_year_yields_to_the_whole_year():
     report = zh("r", "2023年上半年，星桥汽车交付新车19万辆。2023年，星桥汽车全年交付新车42万辆。", title="星桥汽车年报")
     assert "42万辆" in ask_zh("2023年星桥汽车交付了多少辆车？", report, years=[2023]).sentences[0].text
+
+
+def test_two_joined_years_are_two_sub_questions():
+    a = zh("a", "2022年，青岚油田油气产量达到3010万吨油当量，同比增长4%。", title="青岚油田年报2022")
+    b = zh("b", "青岚油田2023年油气产量为3180万吨油当量，再创新高。", title="青岚油田年报2023")
+    answer = ask_zh("青岚油田2022年和2023年的油气产量分别是多少？", a, b, years=[2022, 2023])
+    assert "3010万吨" in answer.text and "3180万吨" in answer.text, answer.text

@@ -4,7 +4,6 @@ amended. The acts are written for this test."""
 
 from __future__ import annotations
 
-from pathlib import Path
 
 import pytest
 

@@ -346,6 +346,13 @@ class Reasoner:
             if pair not in base and pair in everything.text:
                 terms.append(Term(pair, pair, False, True))
                 base[pair] = 1.0
+        # years the question joins ("2022年和2023年的冠军") are what tells its parts apart: each
+        # is a word of its part (generic otherwise: a year does not decide scope)
+        for year in _joined_years(question):
+            t = Term(year, _YEAR_KEY + year, True, False)
+            if t.key not in base:
+                terms.append(t)
+                base[t.key] = C.SOFT_TERM
         # a clause the question names ("第三十九条", "Section D.4") is a thing it asks about: only
         # that clause covers it, by its label, whatever its text repeats
         for label in route.slots.clauses:
@@ -395,8 +402,9 @@ class Reasoner:
             if len(items) < 2:
                 # "特斯拉和比亚迪的交付量", "开幕和闭幕时间": one value asked of each of two
                 # things joined by 和 / and, each its own sub-question
-                items, item_wants = _coordinated(piece), wants
-            item_terms = [[t for t in part if t.text in item or t.key in {x.key for x in content_terms(item)}]
+                items, item_wants = (_joined_years(piece) or _coordinated(piece)), wants
+            item_terms = [[t for t in (*part, *terms) if t.text == item or not t.key.startswith(_YEAR_KEY)
+                           and t in part and (t.text in item or t.key in {x.key for x in content_terms(item)})]
                           for item in items]
             if len(items) < 2 or not all(item_terms):
                 parts.append(_Part(part, wants))
@@ -801,6 +809,15 @@ class Reasoner:
 
 #: the key prefix of a question term that names a clause
 _CLAUSE_KEY = "§"
+#: ... and of one that is a year the question joins with another ("2022年和2023年")
+_YEAR_KEY = "@"
+_JOINED_YEARS = re.compile(r"(?<!\d)((?:19|20)\d{2})\s*年?\s*(?:和|与|及|以及|、|至|,|and|&)\s*((?:19|20)\d{2})(?!\d)", re.I)
+
+
+def _joined_years(text: str) -> list[str]:
+    """The years a question joins: "2022年和2023年春节档冠军" -> ["2022", "2023"]."""
+    m = _JOINED_YEARS.search(text)
+    return [m.group(1), m.group(2)] if m and m.group(1) != m.group(2) else []
 _YEAR = re.compile(r"(?<!\d)((?:19|20)\d{2})(?!\d)")
 #: a part of a year ("上半年", "第四季度", "Q3", "the first half"): a value for it is not the
 #: value for the whole year a question asks about
@@ -905,6 +922,8 @@ def _covers(cover: TextCover, term: Term, chunk: Chunk) -> bool:
     question names is mentioned by that clause only, by its label or number."""
     if term.key.startswith(_CLAUSE_KEY):
         return clause_matches(term.text, chunk.clause, chunk.clause_no)
+    if term.key.startswith(_YEAR_KEY):
+        return re.search(rf"(?<!\d){term.text}(?!\d)", cover.text) is not None
     if term.key in _LIFE_WORDS and _LIFESPAN.search(cover.spaced):
         return True  # "Ezer Weizman (15 June 1924 – 24 April 2005)": when he was born and died
     return cover.covers(term)
@@ -1192,15 +1211,16 @@ def _sentences_of(chunk: Chunk, lang: str, lists: bool = False) -> list[_Sentenc
     return out
 
 
-_CHROME_WORDS = re.compile(r"登录|注册|首页|分享到|扫一扫|版权所有|免责声明|责任编辑|热点推荐|更多资讯|关注我们|"
+_CHROME_WORDS = re.compile(r"登录|注册|首页|分享到|扫一扫|版权所有|免责声明|责任编辑|热点推荐|更多资讯|关注我们|来源：|"
                            r"\b(?:sign in|log in|subscribe|all rights reserved|cookie|privacy policy|share this)\b", re.I)
 _WIDE_GAPS = re.compile(r"\S(?:\s{3,}|\t)\S")
 
 
 def _is_page_chrome(sentence: str) -> bool:
     """Whether a "sentence" is a scraped web page's chrome: navigation, bylines, share buttons,
-    footers (two such words, or text laid out in columns by wide gaps)."""
-    return len(_CHROME_WORDS.findall(sentence)) >= 2 or len(_WIDE_GAPS.findall(sentence)) >= 4
+    footers (two such words, text laid out in columns by wide gaps, or one word and two gaps)."""
+    words, gaps = len(_CHROME_WORDS.findall(sentence)), len(_WIDE_GAPS.findall(sentence))
+    return words >= 2 or gaps >= 4 or words and gaps >= 2
 
 
 def _mentions_row(text: str, table) -> bool:
