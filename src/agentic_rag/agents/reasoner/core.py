@@ -17,15 +17,24 @@
    -> a duration), the very value the question names, the kind of answer a question word wants
    (由谁 -> "由……审批"), and the question's own wording; a source of another version than the
    one asked for counts less, and so does a rule for a special case the question does not name
-   ("临时外出就医人员跨省异地住院的，……" for "住院能报多少"). A yes/no question (算不算, 是否,
-   "Is ...") asks whether a rule applies, not for a value.
-3. **Selection.** One best sentence per sub-question (question sentences, and the items of
-   "……、……和……分别是多少"), then sentences that add question words the answer lacks (a sibling
-   sentence of a clause already quoted first), then the clauses and tables the chosen sentences
-   defer to ("具体比例详见第十二条", "as shown in the table below") when the evidence holds them.
+   ("临时外出就医人员跨省异地住院的，……" for "住院能报多少"), for a part of the year it does not
+   ask about (上半年) and of another year than the one it names. A yes/no question (算不算, 是否,
+   "Is ...") asks whether a rule applies, not for a value. Multi-hop: a passage about something
+   the question does not name takes the words of the sentence that names it in another passage
+   (the link), and is preferred when the question needs that hop. Scraped page chrome (menus,
+   bylines) is no candidate; a list under a heading is one candidate for "which ones".
+3. **Selection.** A question about two named things ("which came first, A or B", "are A and B
+   both ...") is decided from the sentence about each (:mod:`~agentic_rag.agents.reasoner.comparison`).
+   Otherwise one best sentence per sub-question (question sentences, the items of
+   "……、……和……分别是多少", two things or years joined by 和 / and), then sentences that add
+   question words the answer lacks (a sibling sentence of a clause already quoted first), then
+   the link of a multi-hop answer and the clauses and tables the chosen sentences defer to
+   ("具体比例详见第十二条", "as shown in the table below") when the evidence holds them.
 4. **Conflicts.** Quantities of relevant sentences are compared across documents by matter
    (:mod:`~agentic_rag.agents.reasoner.conflicts`), another document's wording of a chosen sentence
-   included whatever it scores; the arbitration winner replaces a losing sentence and the
+   and an amending act's item that changes its clause included whatever they score (what the
+   item changes the clause to is its statement), never two passages about two different named
+   things; the arbitration winner replaces a losing sentence and the
    disagreement is stated with the winner, the loser and the rule that decided. A question about
    which source prevails ("……不一致，以哪个为准") leads with the disputed rule. A sentence that
    only defers to a clause the answer quotes ("as set out in Section 6") is dropped.
