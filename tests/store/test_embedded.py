@@ -261,3 +261,32 @@ def test_pending_rows_in_the_plain_token_form_still_load(tmp_path):
     con.close()
     with open_store(path) as s2:
         assert s2.search("拖欠")[0][0] == "lab:a2:0"
+
+
+def test_opening_an_index_another_process_is_recovering_waits_for_it(tmp_path, monkeypatch):
+    EmbeddedStore(tmp_path / "idx").close()
+    real_open, calls = EmbeddedStore._open, []
+
+    def busy_twice(self, fresh):
+        calls.append(fresh)
+        if len(calls) <= 2:  # what a reader gets while a dead writer's log is recovered
+            raise StoreError(f"cannot open index {self.db_path}: database is locked")
+        return real_open(self, fresh)
+
+    monkeypatch.setattr(EmbeddedStore, "_open", busy_twice)
+    monkeypatch.setattr(embedded_mod, "_OPEN_BACKOFF_S", 0.0)
+    store = EmbeddedStore(tmp_path / "idx")
+    assert len(calls) == 3 and store.documents() == []
+    store.close()
+
+
+def test_an_index_that_stays_locked_is_one_clear_error(tmp_path, monkeypatch):
+    EmbeddedStore(tmp_path / "idx").close()
+
+    def always_busy(self, fresh):
+        raise StoreError(f"cannot open index {self.db_path}: database is locked")
+
+    monkeypatch.setattr(EmbeddedStore, "_open", always_busy)
+    monkeypatch.setattr(embedded_mod, "_OPEN_BACKOFF_S", 0.0)
+    with pytest.raises(StoreError, match="database is locked"):
+        EmbeddedStore(tmp_path / "idx")

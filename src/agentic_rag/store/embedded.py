@@ -49,6 +49,9 @@ from agentic_rag.types import Chunk, DocMeta, DocStatus, Document, Edge, EdgeKin
 DB_NAME = "arag.db"
 SCHEMA_VERSION = 1
 _STATUSES = ("active", "superseded", "repealed")
+#: opening an index another process is recovering (its writer died mid-write) is retried this
+#: often, waiting 0.25 s, 0.5 s, ... in between (about 10 s in all)
+_OPEN_ATTEMPTS, _OPEN_BACKOFF_S = 9, 0.25
 # Documents per transaction in upsert_many: bounds memory while keeping commits rare.
 _BATCH_DOCS = 2000
 # Compact when the delta is at least this many rows and as large as the snapshot (doubling keeps
@@ -218,6 +221,18 @@ class EmbeddedStore:
         self._wrote = False
         fresh = not self.db_path.exists()
         self._conn = None
+        for attempt in range(_OPEN_ATTEMPTS):
+            try:
+                self._open(fresh)
+                return
+            except StoreError as exc:
+                # another process recovering the write-ahead log of a writer that died answers
+                # "database is locked" at once, whatever the busy timeout: wait for it
+                if "database is locked" not in str(exc) or attempt == _OPEN_ATTEMPTS - 1:
+                    raise
+                time.sleep(_OPEN_BACKOFF_S * (attempt + 1))
+
+    def _open(self, fresh: bool) -> None:
         try:
             self._conn = sqlite3.connect(self.db_path, timeout=30.0, isolation_level=None,
                                          check_same_thread=False)
@@ -249,6 +264,7 @@ class EmbeddedStore:
         except BaseException as exc:
             if self._conn is not None:
                 self._conn.close()
+                self._conn = None
             if isinstance(exc, sqlite3.Error):
                 raise StoreError(f"cannot open index {self.db_path}: {exc}") from exc
             raise
