@@ -60,6 +60,15 @@ def test_no_value_difference(a, b):
     assert differences(a, b) == []
 
 
+def test_a_narrower_name_is_no_other_value():
+    # two acts defining their own term (the ingest adds defined terms to the dictionary, so the
+    # longer one is one word): a narrower or broader name for the same thing, not another value
+    from agentic_rag.text.tokenize import add_terms
+
+    add_terms(["跨区通勤"])
+    assert differences("本细则所称跨区通勤，包括市内跨区通勤和跨市通勤。", "本细则所称通勤，包括市内跨区通勤和跨市通勤。") == []
+
+
 def test_three_pairs_of_reports_make_one_conflict_with_both_values():
     reports = [
         ("Marta Kowal won the 2022 Harbour Poetry Prize for her debut.", "a"),

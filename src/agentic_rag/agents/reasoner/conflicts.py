@@ -472,6 +472,10 @@ def _value_differences(x: _Aligned, y: _Aligned) -> list[tuple[tuple[int, int], 
             continue  # when each text was written, not what it says
         if _is_year(va) and _is_year(vb):
             return []  # another year: another period or event, not another value
+        na_, nb_ = _norm_token(va), _norm_token(vb)
+        if (na_ in nb_ or nb_ in na_) and not re.search(r"\d", na_ + nb_) \
+                and not extract_quantities(va) and not extract_quantities(vb):
+            continue  # a narrower or broader name (跨省异地就医 / 异地就医): not another value
         if _is_value(va, [t[0] for t in ta[i1:i2]]) and _is_value(vb, [t[0] for t in tb[j1:j2]]):
             values.append((sa, sb))
     # the same substitution made twice ("大武汉 … 湖北武汉" / "大成都 … 湖北成都") is one value
