@@ -151,10 +151,16 @@ def test_clicking_a_citation_marker_opens_the_clause_with_the_quote_highlighted(
     assert mark.inner_text() and mark.inner_text() in quote or quote in mark.inner_text()
     assert "300" in mark.inner_text()
     assert "高温津贴" in page.locator("#doc-title").inner_text()
-    assert mark.is_visible()  # scrolled into view
-    box = page.locator("#doc-body").bounding_box()
-    mbox = mark.bounding_box()
-    assert box and mbox and box["y"] <= mbox["y"] <= box["y"] + box["height"]
+    assert mark.is_visible()
+    # scrolled into view: on a loaded machine the panel's layout may still settle (fonts, the
+    # stream's last events) after the scroll, so the check waits for the resting position
+    page.wait_for_function(
+        """() => {
+            const body = document.querySelector('#doc-body').getBoundingClientRect();
+            const mark = document.querySelector('#doc-panel .clause-block.cited mark.quoted');
+            const m = mark && mark.getBoundingClientRect();
+            return !!m && body.top <= m.top && m.top <= body.bottom;
+        }""", timeout=5000)
     shot(page, "citation-1280")
     page.keyboard.press("Escape")
     assert page.locator("#doc-panel").is_hidden()
