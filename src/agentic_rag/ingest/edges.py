@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from agentic_rag.ingest.chunking import EN_CLAUSE_NO, roman_to_int
 from agentic_rag.text.numerals import CN_NUMERAL_CHARS, cn_to_int
@@ -43,6 +44,7 @@ _AMENDING_TITLE = re.compile(r"(?:关于)?修改《(?P<title>[^《》]{2,80})》
 _AMENDED_CLAUSE = re.compile(rf"{AMENDS_CUE}\s*(?:第[{CN_NUMERAL_CHARS}0-9]+章\s*)?第(?P<no>{_NUM})条(?:之(?P<sub>{_NUM}))?")
 
 
+@lru_cache(maxsize=4096)
 def amended_title(title: str) -> str | None:
     """The title of the act an amending act amends ("关于修改《青川市物业条例》的决定" ->
     "青川市物业条例"), or ``None`` for any other document."""

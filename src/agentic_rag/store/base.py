@@ -11,6 +11,14 @@ from agentic_rag.types import Chunk, Document, Edge, EdgeKind, Filter
 UpsertResult = Literal["added", "unchanged", "replaced"]
 
 
+def edge_endpoint(direction: str) -> Literal["src", "dst"]:
+    """The edge end ``DocumentStore.edges`` matches ids against: ``src`` for edges leaving
+    them (``out``), ``dst`` for edges entering them (``in``); anything else is a ValueError."""
+    if direction not in ("out", "in"):
+        raise ValueError(f"direction must be 'out' or 'in', got {direction!r}")
+    return "src" if direction == "out" else "dst"
+
+
 @runtime_checkable
 class DocumentStore(Protocol):
     """Documents, their chunks and graph edges; writes are atomic per document."""

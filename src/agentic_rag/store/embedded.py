@@ -41,7 +41,7 @@ from typing import Any, Literal
 import numpy as np
 
 from agentic_rag.errors import ConfigError, NotFoundError, StoreError
-from agentic_rag.store.base import UpsertResult
+from agentic_rag.store.base import UpsertResult, edge_endpoint
 from agentic_rag.store.bm25 import BM25Index, rank
 from agentic_rag.text.tokenize import TOKENIZER_ID, add_terms, dictionary_generation, tokenize
 from agentic_rag.types import Chunk, DocMeta, DocStatus, Document, Edge, EdgeKind, Filter
@@ -748,9 +748,7 @@ class EmbeddedStore:
     def edges(self, ids: Iterable[str], kind: EdgeKind | None = None,
               direction: Literal["out", "in"] = "out") -> list[Edge]:
         """Edges leaving (``out``) or entering (``in``) any of ``ids`` (chunk or doc ids)."""
-        if direction not in ("out", "in"):
-            raise ValueError(f"direction must be 'out' or 'in', got {direction!r}")
-        col = "src" if direction == "out" else "dst"
+        col = edge_endpoint(direction)
         sql = (f"SELECT src, dst, kind, phrase FROM edges WHERE {col} IN "
                "(SELECT value FROM json_each(?))")
         params: list[Any] = [json.dumps(list(ids))]

@@ -22,7 +22,7 @@ from collections.abc import Iterable, Sequence
 from typing import Any, Literal
 
 from agentic_rag.errors import ConfigError, StoreError
-from agentic_rag.store.base import UpsertResult
+from agentic_rag.store.base import UpsertResult, edge_endpoint
 from agentic_rag.store.bm25 import BM25Index
 from agentic_rag.store.embedded import FILTER_FIELDS, bm25_text
 from agentic_rag.text.tokenize import tokenize
@@ -158,9 +158,8 @@ class MemoryStore:
 
     def edges(self, ids: Iterable[str], kind: EdgeKind | None = None,
               direction: Literal["out", "in"] = "out") -> list[Edge]:
-        wanted = set(ids)
-        return [e for e in self._edges if (kind is None or e.kind == kind)
-                and (e.src if direction == "out" else e.dst) in wanted]
+        end, wanted = edge_endpoint(direction), set(ids)
+        return [e for e in self._edges if (kind is None or e.kind == kind) and getattr(e, end) in wanted]
 
     def stats(self) -> dict[str, int]:
         return {"docs": len(self._docs), "chunks": len(self._chunks), "edges": len(self._edges),

@@ -48,7 +48,7 @@ from typing import Any, Literal
 import numpy as np
 
 from agentic_rag.errors import ConfigError, MissingExtraError, NotFoundError, StoreError
-from agentic_rag.store.base import UpsertResult
+from agentic_rag.store.base import UpsertResult, edge_endpoint
 from agentic_rag.store.embedded import (_CHUNK_COLS, _DOC_COLS, _EXTRA_KEY, _STATUSES, FILTER_FIELDS,
                                         _chunk, _chunk_row, _doc, _doc_row, _sql_value, bm25_text,
                                         check_chunk_owners, doc_batches, exact_match)
@@ -554,9 +554,7 @@ class PostgresStore:
     def edges(self, ids: Iterable[str], kind: EdgeKind | None = None,
               direction: Literal["out", "in"] = "out") -> list[Edge]:
         """Edges leaving (``out``) or entering (``in``) any of ``ids`` (chunk or doc ids)."""
-        if direction not in ("out", "in"):
-            raise ValueError(f"direction must be 'out' or 'in', got {direction!r}")
-        col = "src" if direction == "out" else "dst"
+        col = edge_endpoint(direction)
         sql = f"SELECT src, dst, kind, phrase FROM edges WHERE {col} = ANY(%s)"
         params: list[Any] = [list(ids)]
         if kind is not None:

@@ -76,6 +76,7 @@ from agentic_rag.agents.reasoner.question import (
     Asked,
     analyze,
     carries,
+    is_proper_name,
     lists_items,
     names_new,
     new_quantity_kinds,
@@ -99,7 +100,7 @@ from agentic_rag.text.sentences import (
 )
 from agentic_rag.text.similarity import char_bigrams, jaccard, mixed_bigrams
 from agentic_rag.text.stopwords import QUESTION_ZH
-from agentic_rag.text.terms import Term, content_terms, is_nounish, segment, word_tag
+from agentic_rag.text.terms import Term, content_terms, is_nounish, segment
 from agentic_rag.types import (
     Answer,
     AnswerSentence,
@@ -801,9 +802,8 @@ class Reasoner:
         sig = self._signals(lead, plan.terms, plan, plan.wants)
         hard = [t for t in plan.terms if not t.soft]
         total = sum(plan.weights[t.key] for t in hard) or 1.0
-        chunk_cover = TextCover(" ".join([lead.chunk.title, " ".join(lead.chunk.path), lead.chunk.clause or "",
-                                          lead.chunk.text, _table_text(lead.chunk)]))
-        in_chunk = sum(plan.weights[t.key] for t in hard if _covers(chunk_cover, t, lead.chunk)) / total
+        # its chunk's words: the sentence's own and its context's (title, headings, the rest)
+        in_chunk = sum(plan.weights[t.key] for t in hard if t.key in lead.hits or t.key in lead.ctx_hits) / total
         in_sentence = sum(plan.weights[t.key] for t in hard if t.key in lead.hits or t.key in lead.head_hits) / total
         dense = [dense_signal(e.scores["vector"]) for e in evidence if "vector" in e.scores]
         out = {"s_lexical": sig.lexical, "s_type": sig.type, "s_dense": -1.0 if sig.dense is None else sig.dense,
@@ -975,17 +975,10 @@ def _coordinated(piece: str) -> list[str]:
             j -= 2
         # a single word each, unless both are names: "北京冬奥会澳大利亚和新西兰" joins the two
         # countries, "起付标准、支付比例和最高支付限额" joins phrases (a list, not two words)
-        if j >= 0 and wordy[j] and not all(_is_name(x) for x in items):
+        if j >= 0 and wordy[j] and not all(is_proper_name(x) for x in items):
             return []
         return items[:C.MAX_SENTENCES] if len(items) >= 2 else []
     return []
-
-
-def _is_name(word: str) -> bool:
-    if not is_cjk(word):
-        return word[:1].isupper()
-    tag = word_tag(word)
-    return tag is None and len(word) >= 3 or tag is not None and tag.startswith(("nr", "ns", "nt", "nz"))
 
 
 def _within(chosen: list[_Sentence], extra: set[int], max_chars: int, lang: str) -> list[_Sentence]:

@@ -30,7 +30,8 @@ from functools import lru_cache
 
 from agentic_rag.text.quantities import extract_quantities
 
-__all__ = ["Asked", "AnswerType", "analyze", "split_asks", "carries", "names_new", "new_quantity_kinds", "lists_items",
+__all__ = ["Asked", "AnswerType", "analyze", "split_asks", "carries", "is_proper_name", "names_new", "new_quantity_kinds",
+           "lists_items",
            "reads_as_procedure", "CONSTRAINING"]
 
 AnswerType = str  # one of ANSWER_TYPES
@@ -296,13 +297,14 @@ def _states_amount(sentence: str, question: str) -> bool:
     ``question``: a value the question does not state itself, not a year, a date or an ordinal
     (第二季度); for a count or a sum (交付量, revenue), not a rate or a period it does not ask for."""
     rest = _ORDINAL.sub(" ", _DATE_EXPR.sub(" ", sentence))
-    found = [q for q in extract_quantities(rest) if q.kind != "date" and q.raw and q.raw not in question]
+    stated = extract_quantities(rest)
+    found = [q for q in stated if q.kind != "date" and q.raw and q.raw not in question]
     if _COUNT_HEAD.search(question):
         found = [q for q in found if (q.kind != "percent" or _ASKS_RATE.search(question))
                  and (q.kind != "duration" or _ASKS_PERIOD.search(question))]
     if found:
         return True
-    for q in extract_quantities(rest):
+    for q in stated:
         if q.raw:
             rest = rest.replace(q.raw, " ")
     return _carries("number", _without(rest, question))
@@ -377,11 +379,19 @@ def _has_name(sentence: str) -> bool:
     if _NAME_EN.search(sentence.strip()) or re.search(r"[\u3400-\u9fff][·・•][\u3400-\u9fff]|《[^》]+》|“[^”]{2,12}”|"
                                                       r"‘[^’]{2,12}’|「[^」]{2,12}」", sentence):
         return True
-    from agentic_rag.text.terms import segment, word_tag
+    from agentic_rag.text.terms import segment
 
-    for tok in segment(sentence):
-        if len(tok) >= 2 and re.fullmatch(r"[\u3400-\u9fff]+", tok):
-            tag = word_tag(tok)
-            if tag is not None and tag.startswith(("nr", "ns", "nt", "nz")) or len(tok) >= 3 and tag is None:
-                return True
-    return False
+    return any(len(tok) >= 2 and re.fullmatch(r"[\u3400-\u9fff]+", tok) and is_proper_name(tok)
+               for tok in segment(sentence))
+
+
+def is_proper_name(word: str) -> bool:
+    """Whether one word is a proper name: capitalised (English); a personal, place or
+    organisation name in jieba's dictionary, or a word of three or more characters it does not
+    list (Chinese: an unknown name)."""
+    if not is_cjk(word):
+        return word[:1].isupper()
+    from agentic_rag.text.terms import word_tag
+
+    tag = word_tag(word)
+    return tag is not None and tag.startswith(("nr", "ns", "nt", "nz")) or len(word) >= 3 and tag is None

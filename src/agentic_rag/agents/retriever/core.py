@@ -534,6 +534,10 @@ class Retriever:
             placed.add(cid)
             out.insert(at, cid)
 
+        amended_by: dict[str, list[str]] = {}  # clause -> the amending items that change it
+        for e in self.store.edges(order[:C.COUNTERPART_SEEDS], kind="REFERENCES", direction="in"):
+            if e.amends and e.src not in amended_by.setdefault(e.dst, []):
+                amended_by[e.dst].append(e.src)
         for cid in order[:C.COUNTERPART_SEEDS]:
             chunk = self._chunks.get(cid)
             if chunk is None or not chunk.clause:
@@ -549,8 +553,7 @@ class Retriever:
                         place(cid, ref)
             # the items of amending acts that change it ("将第九条中的……修改为……") follow it:
             # the clause as amended is the rule in force
-            amending = _unique(e.src for e in self.store.edges([cid], kind="REFERENCES", direction="in")
-                               if e.amends)[:C.DEFERRAL_FANOUT]
+            amending = amended_by.get(cid, [])[:C.DEFERRAL_FANOUT]
             if amending:
                 self._load(amending)
                 for item in amending:
