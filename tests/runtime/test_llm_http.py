@@ -56,9 +56,10 @@ def test_pipeline_over_http(chat_server, make_runtime, stream):
     answer = Session(rt).ask(QUESTION)
     assert answer.status == "answered" and answer.citations
     # round 1 runs the Router's query; the INSUFFICIENT verdict makes the LLM plan a narrower
-    # round 2, beside the rules' own narrower query
-    assert retriever.queries == ["住院报销比例是多少", "住院报销比例是多少 2024年修订版",
-                                 "住院 报销比例 2024年修订", "职工医疗保障办法 第十条"]
+    # round 2, beside the rules' own narrower query (run in parallel, in no set order)
+    assert retriever.queries[0] == "住院报销比例是多少"
+    assert sorted(retriever.queries[1:]) == sorted(["住院报销比例是多少 2024年修订版",
+                                                    "住院 报销比例 2024年修订", "职工医疗保障办法 第十条"])
     assert answer.usage.retrieval_rounds == 2
     titles = [server.title(b) for _, b in server.requests]
     assert titles[:4] == ["RetrieveDecision", "SufficiencyJudgement", "RetrievalPlan", "SufficiencyJudgement"], titles

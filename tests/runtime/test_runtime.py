@@ -136,8 +136,9 @@ def test_pipeline_never_runs_the_same_query_twice(make_runtime, script):
     rt, retriever = make_runtime(llm=llm)
     answer = Session(rt).ask(ANSWERABLE)
     # round 1: the Router's query; round 2: the rules' narrower query and the model's plan;
-    # round 3: the same two again -> not run
-    assert retriever.queries == ["住院报销比例是多少", "住院报销比例是多少 2025年版本", "住院 报销比例"]
+    # round 3: the same two again -> not run (a round's queries run in parallel, in no set order)
+    assert retriever.queries[0] == "住院报销比例是多少"
+    assert sorted(retriever.queries[1:]) == sorted(["住院报销比例是多少 2025年版本", "住院 报销比例"])
     assert events(answer, "final")[0].args["cap"] == "no new query left to run"
 
 

@@ -82,6 +82,30 @@ def test_parallel_calls_keep_order_and_errors_become_observations():
     reg.close()
 
 
+def test_a_call_after_a_timed_out_one_is_not_held_up_by_it():
+    reg = ToolRegistry(timeout_s=0.2)
+    release = threading.Event()
+
+    def stuck(q: str) -> str:
+        """A backend that hangs until released."""
+        release.wait(10)
+        return q
+
+    def echo(q: str) -> str:
+        """Answers at once."""
+        return q
+
+    reg.register(stuck)
+    reg.register(echo)
+    try:
+        assert "timed out" in reg.run([("stuck", {"q": "a"})])[0].error
+        for q in ("b", "c", "d"):  # each answered in time, though the stuck call still runs
+            assert reg.run([("echo", {"q": q})], timeout_s=1)[0].content == q
+    finally:
+        release.set()
+        reg.close()
+
+
 @pytest.fixture
 def claims_db(tmp_path):
     path = tmp_path / "claims.db"

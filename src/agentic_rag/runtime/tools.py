@@ -10,8 +10,9 @@ is derived from the signature, its description from the docstring::
         "Full-text search for exact wording: model numbers, names, clause numbers."
 
 Calls go through :meth:`ToolRegistry.run`: arguments are validated, independent calls run in
-parallel, each in its own daemon thread, and each has a timeout (default 5 s); a call still
-running at its timeout is abandoned, and the process never waits for it at exit. Anything the
+parallel, each in a daemon thread of its own (threads are reused from call to call), and each
+has a timeout (default 5 s); a call still running at its timeout is abandoned, and the process
+never waits for it at exit. Anything the
 *model* caused — an unknown tool, bad arguments, a timeout, a refused host, a failing backend —
 comes back as an :class:`Observation` the model can react to; only programming errors in
 declaring tools raise.
@@ -25,6 +26,7 @@ from __future__ import annotations
 
 import inspect
 import json
+import os
 import re
 import sqlite3
 import threading
@@ -33,6 +35,7 @@ from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
+from queue import SimpleQueue
 from typing import Any, get_type_hints
 from urllib.parse import urlparse
 
@@ -103,6 +106,7 @@ class ToolRegistry:
             raise ConfigError(f"tool timeout must be > 0 seconds, got {timeout_s}")
         self.timeout_s = timeout_s
         self._tools: dict[str, Tool] = {}
+        self._workers = _Workers()
 
     def register(self, fn: Callable[..., Any], *, name: str | None = None,
                  description: str | None = None, retrieval: bool = False) -> Tool:
@@ -165,7 +169,7 @@ class ToolRegistry:
         for i, item in enumerate(prepared):
             if not isinstance(item, Observation):
                 starts[i] = time.perf_counter()
-                futures[i] = _start(item[0], item[2])
+                futures[i] = self._workers.submit(item[2])
         out: list[Observation] = []
         deadline = time.perf_counter() + timeout
         for i, item in enumerate(prepared):
@@ -204,25 +208,70 @@ class ToolRegistry:
             return Observation(tool=name, args=args, ok=False, error=f"invalid arguments: {err}")
 
     def close(self) -> None:
-        """Nothing to release: calls run in their own threads (kept for callers that close)."""
+        """Stop the idle worker threads (the registry stays usable: a later call starts one)."""
+        self._workers.close()
 
 
-def _start(name: str, thunk: Callable[[], Any]) -> Future:
-    """Run ``thunk`` in a new daemon thread. Python cannot kill a thread, so a call that outlives
-    its timeout is abandoned; as a daemon it cannot hold the process at exit (a pool's workers
-    would: the interpreter joins them), and one stuck backend never starves the next call."""
-    future: Future = Future()
+#: idle worker threads a registry keeps for its next calls: enough for a round of parallel
+#: queries (``queries_per_round`` ≤ 3) and a model's parallel tool calls; one beyond it is
+#: started for the call and ends after it
+_IDLE_WORKERS = 8
 
-    def work() -> None:
-        if not future.set_running_or_notify_cancel():
-            return
-        try:
-            future.set_result(thunk())
-        except BaseException as exc:  # handed to the caller, who decides what is an observation
-            future.set_exception(exc)
 
-    threading.Thread(target=work, name=f"arag-tool-{name}", daemon=True).start()
-    return future
+class _Workers:
+    """The daemon threads a registry runs its calls in. Python cannot kill a thread, so a call
+    that outlives its timeout is abandoned with its thread: as a daemon it cannot hold the
+    process at exit (a ``ThreadPoolExecutor``'s workers would: the interpreter joins them), and
+    since a thread is handed a call only while idle, one stuck backend never starves the next
+    call. Reusing idle threads spares each call a thread start, which on a loaded machine costs
+    more than a no-op pipeline's own work."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._idle: list[SimpleQueue] = []  # the inbox of each idle worker
+        self._pid = os.getpid()
+
+    def submit(self, thunk: Callable[[], Any]) -> Future:
+        future: Future = Future()
+        with self._lock:
+            if self._pid != os.getpid():  # a forked child has none of its parent's threads
+                self._idle, self._pid = [], os.getpid()
+            inbox = self._idle.pop() if self._idle else None
+        if inbox is None:
+            inbox = SimpleQueue()
+            threading.Thread(target=self._work, args=(inbox,), name="arag-tool", daemon=True).start()
+        inbox.put((future, thunk))
+        return future
+
+    def _work(self, inbox: SimpleQueue) -> None:
+        while (job := inbox.get()) is not None:
+            future, thunk = job
+            job = None
+            if not future.set_running_or_notify_cancel():
+                continue
+            try:
+                result, error = thunk(), None
+            except BaseException as exc:  # handed to the caller, who decides what is an observation
+                result, error = None, exc
+            thunk = None
+            # idle again before the caller wakes, so that its next call finds this thread
+            with self._lock:
+                keep = len(self._idle) < _IDLE_WORKERS
+                if keep:
+                    self._idle.append(inbox)
+            if error is None:
+                future.set_result(result)
+            else:
+                future.set_exception(error)
+            future = result = error = None  # an idle thread holds nothing of the last call
+            if not keep:
+                return
+
+    def close(self) -> None:
+        with self._lock:
+            idle, self._idle = self._idle, []
+        for inbox in idle:
+            inbox.put(None)
 
 
 def _observe(name: str, args: dict[str, Any], result: Any) -> Observation:
