@@ -29,10 +29,10 @@ _CJK = re.compile(r"[\u3400-\u9fff]")
 
 def language_of(text: str) -> str:
     """"zh" when at least a fifth of the letters are CJK, else "en"."""
-    letters = [c for c in text if c.isalpha()]
+    letters = "".join(filter(str.isalpha, text))
     if not letters:
         return "zh"
-    return "zh" if sum(bool(_CJK.match(c)) for c in letters) / len(letters) >= 0.2 else "en"
+    return "zh" if len(_CJK.findall(letters)) / len(letters) >= 0.2 else "en"
 
 
 # =========================================================================== output schemas

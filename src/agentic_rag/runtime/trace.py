@@ -46,15 +46,17 @@ class Tracer:
              confidence: float | None = None, fallback: str | None = None,
              detail: str = "") -> TraceEvent:
         event = TraceEvent(session_id=self.session_id, step=self.step, kind=kind, tool=tool,
-                           args=copy.deepcopy(args) if args else {}, duration_ms=round(duration_ms, 3),
+                           args=_snapshot(args) if args else {}, duration_ms=round(duration_ms, 3),
                            evidence_ids=evidence_ids or [], confidence=confidence,
                            fallback=redact(fallback) if fallback else None, detail=detail)
-        self.add(event)
+        self._record(event)  # stamped already: no copy
         return event
 
     def add(self, event: TraceEvent) -> None:
         """Record an event made elsewhere (say, by the Retriever), restamped for this run."""
-        event = event.model_copy(update={"session_id": self.session_id, "step": self.step})
+        self._record(event.model_copy(update={"session_id": self.session_id, "step": self.step}))
+
+    def _record(self, event: TraceEvent) -> None:
         with self._lock:
             self.events.append(event)
         if self.sink is not None:
@@ -72,3 +74,23 @@ class Tracer:
         """``with tracer.timed() as ms: ...; tracer.emit(..., duration_ms=ms())``"""
         start = time.perf_counter()
         yield lambda: (time.perf_counter() - start) * 1000.0
+
+
+def _snapshot(value: Any) -> Any:
+    """``value`` copied so that later changes to the caller's lists and dicts (a plan's steps are
+    popped as they run) cannot reach the recorded event. Event arguments are JSON-shaped, and
+    copying those by hand costs a fraction of ``copy.deepcopy``'s memo bookkeeping; anything
+    else is deep-copied."""
+    kind = type(value)
+    if kind in _ATOMS:
+        return value
+    if kind is dict:
+        return {k: _snapshot(v) for k, v in value.items()}
+    if kind is list:
+        return [_snapshot(v) for v in value]
+    if kind is tuple:
+        return tuple(_snapshot(v) for v in value)
+    return copy.deepcopy(value)
+
+
+_ATOMS = frozenset({str, int, float, bool, type(None)})
