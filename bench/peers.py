@@ -30,6 +30,7 @@ a three-node LangGraph graph and a three-component Haystack pipeline, interleave
 from __future__ import annotations
 
 import argparse
+import importlib.util
 import json
 import resource
 import statistics
@@ -300,10 +301,16 @@ def main() -> None:
     ap.add_argument("--out", type=Path, default=None, help="write the markdown report here")
     ap.add_argument("--json", action="store_true")
     args = ap.parse_args()
+    from agentic_rag.errors import MissingExtraError
     from agentic_rag.eval.peers import SystemResult, require_peers
     from agentic_rag.eval.runner import default_cache_dir
 
-    require_peers()
+    if args.sets:
+        require_peers()
+    # the overhead comparison needs only the two frameworks it drives
+    missing = [m for m in ("langgraph", "haystack") if args.overhead_runs and importlib.util.find_spec(m) is None]
+    if missing:
+        raise MissingExtraError(f"{', '.join(missing)} (needed by the overhead comparison)", "peers")
     cache = str(args.cache_dir or default_cache_dir())
     per_set: dict[str, list[SystemResult]] = {}
     for name in args.sets:
