@@ -300,15 +300,18 @@ def _dedupe(items: Sequence[str]) -> list[str]:
     seen: dict[str, str] = {}
     for q in items:
         q = " ".join(q.split())
-        if q and normalize_query(q) not in seen:
-            seen[normalize_query(q)] = q
+        if q:
+            seen.setdefault(normalize_query(q), q)
     return list(seen.values())
 
 
 def normalize_query(q: str) -> str:
     """The form two queries are compared in for duplicate blocking: case, spacing and
     punctuation do not make a query new."""
-    return re.sub(r"[\s\W_]+", " ", q.lower()).strip()
+    return _NOT_WORD.sub(" ", q.lower()).strip()
+
+
+_NOT_WORD = re.compile(r"[\s\W_]+")
 
 
 # --------------------------------------------------------------------------- the rules

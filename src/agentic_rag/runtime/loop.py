@@ -28,6 +28,7 @@ sentences the Reasoner's own check flagged (so the LLM may rewrite them from the
 
 from __future__ import annotations
 
+import functools
 import re
 import threading
 import time
@@ -147,12 +148,17 @@ class _Run:
         self.cap: str | None = None  # which bound ended the loop, when one did
         self.route: RouteDecision | None = None
         self.last_sufficiency: Sufficiency | None = None
-        self.observations: list[str] = []
+        self.observations: list[Observation] = []  # the last three, rendered for the model's prompt
         self.notices: list[str] = []
 
     @property
     def retrieval(self):
         return self.state.retrieval
+
+    @functools.cached_property
+    def zh(self) -> bool:
+        """Whether the question is Chinese (the language of the notes added to the answer)."""
+        return prompts.language_of(self.question) == "zh"
 
     def checkpoint(self) -> None:
         if self.abort.is_set():
@@ -398,7 +404,7 @@ class AgentRuntime:
             text = top.chunk.text
             if terms and sum(t in text.lower() for t in terms) / len(terms) >= 0.5:
                 run.retrieval.add_fact(_first_sentence(text), [top.chunk_id])
-        run.observations = [*run.observations[-2:], obs.render()[:900]]
+        run.observations = [*run.observations[-2:], obs]
 
     def _reason(self, run: _Run, route: RouteDecision) -> tuple[Answer, list[Evidence]]:
         evidence = run.retrieval.ranked(self.limits.k)
@@ -410,7 +416,7 @@ class AgentRuntime:
         if not any(e.kind == "reason" for e in answer.trace):  # the Reasoner may record its own
             run.tracer.emit("reason", duration_ms=ms(), detail=answer.status,
                             evidence_ids=[c.chunk_id for c in answer.citations])
-        return answer.model_copy(update={"trace": []}), evidence
+        return answer.model_copy(update={"trace": [], "question": run.question}), evidence
 
     # ------------------------------------------------------------------ pipeline
     def _pipeline(self, run: _Run, route: RouteDecision) -> Answer:
@@ -448,7 +454,6 @@ class AgentRuntime:
         run.checkpoint()
         self._past_deadline(run, route)  # recorded even when the last round ended on its own
         answer, evidence = self._reason(run, route)
-        answer = answer.model_copy(update={"question": run.question})
         if answer.status == "abstained" and evidence and run.llm is not None and self.limits.reflection > 0:
             written = self._write_over_abstention(run, answer, evidence)
             if written is not None:
@@ -536,7 +541,7 @@ class AgentRuntime:
         if run.llm is not None and not run.llm_off:
             msgs = prompts.react_messages(
                 run.question, tools, facts=[f"{f.text} {f.chunk_ids}" for f in run.retrieval.facts],
-                gaps=run.retrieval.gaps, observations=run.observations, notices=run.notices,
+                gaps=run.retrieval.gaps, observations=[o.render()[:900] for o in run.observations], notices=run.notices,
                 step=run.step, max_steps=self.limits.max_steps, history=history)
             run.notices = []
             names = set(self.tools.names())
@@ -625,7 +630,6 @@ class AgentRuntime:
         self._past_deadline(run, route)
         run.next_step()
         answer, evidence = self._reason(run, route)
-        answer = answer.model_copy(update={"question": run.question})
         written = False
         if run.llm is not None and evidence and answer.status != "abstained" and self.limits.reflection > 0:
             draft, written = self._write(run, answer, evidence)
@@ -811,7 +815,7 @@ class AgentRuntime:
         ``needs_review``. Either change is a ``gate`` event (tool ``latitude``)."""
         level = self.limits.latitude
         gaps = list(dict.fromkeys([*answer.gaps, *run.retrieval.gaps]))
-        zh = prompts.language_of(run.question) == "zh"
+        zh = run.zh
         if level == 0 and answer.status in ("answered", "needs_review") and (gaps or answer.status == "needs_review"):
             missing = gaps or [s.text for s in answer.sentences if not s.supported][:2]
             text = (f"证据未完整覆盖这个问题（缺少：{'、'.join(missing)}），按严格的推断范围不作回答。" if zh else
@@ -822,8 +826,8 @@ class AgentRuntime:
                             detail="strict: a partial answer becomes an abstention")
             return answer.model_copy(update={"text": text, "status": "abstained", "sentences": [],
                                              "citations": [], "conflicts": [], "gaps": missing})
-        evidence = run.retrieval.ranked(self.limits.k)
-        if level == 2 and answer.status == "abstained" and evidence:
+        evidence = run.retrieval.ranked(self.limits.k) if level == 2 and answer.status == "abstained" else []
+        if evidence:
             sentences, citations = [], []
             for ev in evidence[:2]:
                 quote = _first_sentence(ev.chunk.text)
@@ -841,7 +845,7 @@ class AgentRuntime:
 
     def _aborted(self, run: _Run) -> Answer:
         r = run.retrieval
-        zh = prompts.language_of(run.question) == "zh"
+        zh = run.zh
         text = (f"已中止：在第 {run.step} 步后停止；已运行 {len(r.queries)} 个查询，找到 {len(r.evidence)} 条证据。"
                 if zh else f"Aborted after step {run.step}: {len(r.queries)} queries run, "
                            f"{len(r.evidence)} passages found.")
@@ -853,7 +857,7 @@ class AgentRuntime:
         """Say what a cap left missing, then stamp trace and usage."""
         gaps = list(dict.fromkeys([*answer.gaps, *run.retrieval.gaps]))
         text = answer.text
-        zh = prompts.language_of(run.question) == "zh"
+        zh = run.zh
         # an abstention already says what is missing in the Reasoner's words; gaps stay listed
         if answer.status in ("answered", "needs_review") and run.cap and gaps:
             note = (f"（已达上限：{_cap_zh(run.cap)}；仍缺少：{'、'.join(gaps)}。）" if zh else
@@ -968,8 +972,11 @@ def split_question(question: str) -> list[str]:
     return parts if len(parts) >= 2 else [question]
 
 
+_SENTENCE = re.compile(r"^(.{8,160}?[。！？!?；;]|.{8,160}?\.\s)")
+
+
 def _first_sentence(text: str) -> str:
-    m = re.search(r"^(.{8,160}?[。！？!?；;]|.{8,160}?\.\s)", " ".join(text.split()))
+    m = _SENTENCE.search(" ".join(text.split()))
     return (m.group(1) if m else " ".join(text.split())[:160]).strip()
 
 

@@ -134,7 +134,8 @@ class RetrievalState(BaseModel):
                        key=lambda e: (-self.fused.get(e.chunk_id, 0.0), order[e.chunk_id]))
         if k is not None:
             items = items[:k]
-        return [e.model_copy(update={"rank": i}) for i, e in enumerate(items, 1)]
+        # evidence is never changed in place, so one already at its rank is handed out as it is
+        return [e if e.rank == i else e.model_copy(update={"rank": i}) for i, e in enumerate(items, 1)]
 
     def add_fact(self, text: str, chunk_ids: list[str]) -> None:
         known = {f.text for f in self.facts}

@@ -32,7 +32,6 @@ import sqlite3
 import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
-from concurrent.futures import Future
 from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 from queue import SimpleQueue
@@ -164,12 +163,12 @@ class ToolRegistry:
     def _execute(self, prepared: Sequence[tuple[str, dict[str, Any], Callable[[], Any]] | Observation],
                  timeout_s: float | None) -> list[Observation]:
         timeout = timeout_s or self.timeout_s
-        futures = {}
+        calls = {}
         starts = {}
         for i, item in enumerate(prepared):
             if not isinstance(item, Observation):
                 starts[i] = time.perf_counter()
-                futures[i] = self._workers.submit(item[2])
+                calls[i] = self._workers.submit(item[2])
         out: list[Observation] = []
         deadline = time.perf_counter() + timeout
         for i, item in enumerate(prepared):
@@ -179,7 +178,7 @@ class ToolRegistry:
             name, args, _ = item
             try:
                 # all calls started together, so they share one deadline
-                result = futures[i].result(timeout=max(0.0, deadline - time.perf_counter()))
+                result = calls[i].result(timeout=max(0.0, deadline - time.perf_counter()))
             except FutureTimeout:
                 out.append(Observation(tool=name, args=args, ok=False,
                                        error=f"timed out after {timeout:g} s; continue with what you "
@@ -218,6 +217,40 @@ class ToolRegistry:
 _IDLE_WORKERS = 8
 
 
+class _Call:
+    """One call handed to a worker thread: a lighter ``Future`` (one lock, released once the
+    outcome is in), since the runtime waits on one for every search it runs."""
+
+    __slots__ = ("thunk", "_value", "_error", "_done")
+
+    def __init__(self, thunk: Callable[[], Any]) -> None:
+        self.thunk: Callable[[], Any] | None = thunk
+        self._value: Any = None
+        self._error: BaseException | None = None
+        self._done = threading.Lock()
+        self._done.acquire()
+
+    def run(self) -> None:
+        try:
+            self._value = self.thunk()  # type: ignore[misc]
+        except BaseException as exc:  # handed to the caller, who decides what is an observation
+            self._error = exc
+        self.thunk = None
+
+    def finish(self) -> None:
+        self._done.release()
+
+    def result(self, timeout: float) -> Any:
+        """The call's return value (or its exception, raised); ``FutureTimeout`` if it has not
+        finished within ``timeout`` seconds."""
+        if not self._done.acquire(timeout=timeout):
+            raise FutureTimeout()
+        self._done.release()
+        if self._error is not None:
+            raise self._error
+        return self._value
+
+
 class _Workers:
     """The daemon threads a registry runs its calls in. Python cannot kill a thread, so a call
     that outlives its timeout is abandoned with its thread: as a daemon it cannot hold the
@@ -231,8 +264,8 @@ class _Workers:
         self._idle: list[SimpleQueue] = []  # the inbox of each idle worker
         self._pid = os.getpid()
 
-    def submit(self, thunk: Callable[[], Any]) -> Future:
-        future: Future = Future()
+    def submit(self, thunk: Callable[[], Any]) -> _Call:
+        call = _Call(thunk)
         with self._lock:
             if self._pid != os.getpid():  # a forked child has none of its parent's threads
                 self._idle, self._pid = [], os.getpid()
@@ -240,30 +273,19 @@ class _Workers:
         if inbox is None:
             inbox = SimpleQueue()
             threading.Thread(target=self._work, args=(inbox,), name="arag-tool", daemon=True).start()
-        inbox.put((future, thunk))
-        return future
+        inbox.put(call)
+        return call
 
     def _work(self, inbox: SimpleQueue) -> None:
-        while (job := inbox.get()) is not None:
-            future, thunk = job
-            job = None
-            if not future.set_running_or_notify_cancel():
-                continue
-            try:
-                result, error = thunk(), None
-            except BaseException as exc:  # handed to the caller, who decides what is an observation
-                result, error = None, exc
-            thunk = None
+        while (call := inbox.get()) is not None:
+            call.run()
             # idle again before the caller wakes, so that its next call finds this thread
             with self._lock:
                 keep = len(self._idle) < _IDLE_WORKERS
                 if keep:
                     self._idle.append(inbox)
-            if error is None:
-                future.set_result(result)
-            else:
-                future.set_exception(error)
-            future = result = error = None  # an idle thread holds nothing of the last call
+            call.finish()
+            call = None  # an idle thread holds nothing of its last call
             if not keep:
                 return
 
