@@ -85,9 +85,9 @@ def _snapshot(value: Any) -> Any:
     if kind in _ATOMS:
         return value
     if kind is dict:
-        return {k: _snapshot(v) for k, v in value.items()}
+        return {k: v if type(v) in _ATOMS else _snapshot(v) for k, v in value.items()}
     if kind is list:
-        return [_snapshot(v) for v in value]
+        return [v if type(v) in _ATOMS else _snapshot(v) for v in value]
     if kind is tuple:
         return tuple(_snapshot(v) for v in value)
     return copy.deepcopy(value)
