@@ -174,6 +174,19 @@ def test_what_something_is_called_is_answered_with_the_quoted_name():
     assert "岚小灯" in answer.sentences[0].text, answer.text
 
 
+def test_an_english_quoted_title_does_not_count_as_the_name_asked():
+    # English quotes mostly give the title of a work: no answer to "the name of the band"
+    quoted = passage("q", "Tomas Rell", 'Tomas Rell of the pop band starred in "Quiet Fields".')
+    plain = passage("p", "Tomas Rell", "Tomas Rell of the pop band starred in Quiet Fields.")
+    question = "What is the name of the pop band of Tomas Rell?"
+    evidence = [Evidence(chunk=c, score=1.0, rank=1, legs=["bm25"]) for c in (quoted, plain)]
+    route = RouteDecision(question=question, query=question, language="en")
+    reasoner = Reasoner()
+    plan = reasoner._plan(question, route, evidence)
+    scores = {s.chunk.doc_id: s.score for s in reasoner._candidates(evidence, plan, route, "en")}
+    assert abs(scores["q"] - scores["p"]) < 0.04, scores  # the quote bonus would add 0.075
+
+
 def test_a_proper_name_answers_where_before_a_place_word():
     news = zh("n", "首趟青岚号货运班列开往港口城市。首趟青岚号货运班列从滨江国际铁路港发出，运往河内。",
               title="青岚号班列")

@@ -540,7 +540,7 @@ class Reasoner:
         elif wants.answer_type in _NAME_TYPES and carries(wants.answer_type, s.text, plan.question):
             # a proper name the question does not give (南宁, "Nick Hexum") beats a role word
             fit = C.SHAPE_MATCH + (C.NEW_NAME if names_new(s.text, plan.question) else 0.0)
-            if wants.answer_type == "name" and quotes_new_name(s.text, plan.question):
+            if wants.answer_type == "name" and is_cjk(plan.question) and quotes_new_name(s.text, plan.question):
                 fit += C.QUOTED_NAME  # what a thing is called is written in quotes: 吉祥物“冰墩墩”
         elif wants.answer_type == "definition" and reads_as_procedure(s.text) \
                 or wants.answer_type == "list" and lists_items(s.text):

@@ -323,8 +323,9 @@ QUOTED_NAME = re.compile(r"“([^”]{1,20})”|《([^》]{1,30})》|「([^」]{
 
 def quotes_new_name(sentence: str, question: str) -> bool:
     """Whether ``sentence`` gives, in quotation or title marks, a name the question does not
-    contain: the form in which documents state what something is called (叫什么, 名称,
-    "what is it called")."""
+    contain: the form in which Chinese text states what something is called (叫什么, 名称).
+    (English quotes more often give the title of a work, which is no answer to "the name of
+    the band".)"""
     return any(name.strip() and name.strip() not in question
                for m in QUOTED_NAME.finditer(sentence) for name in m.groups() if name)
 
