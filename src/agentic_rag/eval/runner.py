@@ -474,7 +474,7 @@ def _score_passages(q: EvalQuestion, variant: str, passages: list[str], answerab
             try:
                 _score_answer(row, question, system)
                 if answerable and q.parts and variant.startswith("noise="):
-                    _score_top_passage(row, q, system)
+                    _score_top_passage(row, q, system, k)
             finally:
                 system.close()
         except _REPORTED as exc:  # reported per question, as in _score_shared
@@ -485,11 +485,12 @@ def _score_passages(q: EvalQuestion, variant: str, passages: list[str], answerab
     return row
 
 
-def _score_top_passage(row: QuestionResult, q: EvalQuestion, system: System) -> None:
-    """``passage_accuracy``: whether the system's top retrieved passage holds the answer, the
-    retrieval side of an answer-only set, scored as the BM25 floor's answer is (its top passage),
-    so it compares retrieval across systems whatever each does with the passage afterwards."""
-    top = system.retrieve(q.question, 1)
+def _score_top_passage(row: QuestionResult, q: EvalQuestion, system: System, k: int) -> None:
+    """``passage_accuracy``: whether the first of the system's k retrieved passages holds the
+    answer, the retrieval side of an answer-only set, scored as the BM25 floor's answer is (its
+    top passage), so it compares retrieval across systems whatever each does with the passage
+    afterwards (k as for the answer: a fusion's first item depends on how deep each leg looks)."""
+    top = system.retrieve(q.question, k)
     row.verdicts["passage_accuracy"] = float(all(M.parts_present(top[0].chunk.text if top else "", q.parts, q.lang)))
     row.baseline_verdicts["passage_accuracy"] = row.baseline_verdicts.get("accuracy")
 
