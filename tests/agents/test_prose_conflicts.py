@@ -55,6 +55,9 @@ def test_two_versions_of_a_statement_differ_in_one_value(a, b, expected):
     # only the datelines differ: when each report was written
     ("Mar 3, 2021 ... The bridge reopened to traffic after repairs.",
      "Apr 9, 2022 ... The bridge reopened to traffic after repairs."),
+    # one amount in other units and other words around it: the same figure, not another value
+    ("据统计，年末全市共有常住居民2.35亿人，比上年增加12万人。",
+     "据统计，年末全市常住人口23500万人，比上年增加12万人。"),
 ])
 def test_no_value_difference(a, b):
     assert differences(a, b) == []

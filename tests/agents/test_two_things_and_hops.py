@@ -159,6 +159,34 @@ def test_a_sentence_about_another_year_yields_to_the_year_asked():
     assert "6.5‰" in answer.sentences[0].text, answer.text
 
 
+def test_a_year_in_a_titled_name_is_not_the_time_a_sentence_states():
+    # “青岚统计年鉴2023” is a publication; the figure beside it is for 2022
+    old = zh("o", "“青岚统计年鉴2023”显示，2022年青岚市出生率为6.9‰。", title="年鉴摘要")
+    new = zh("n", "青岚市统计局公布，2023年青岚市出生率降至6.5‰。", title="统计快讯")
+    answer = ask_zh("2023年青岚市出生率是多少？", old, new, years=[2023])
+    assert "6.5‰" in answer.sentences[0].text, answer.text
+
+
+def test_what_something_is_called_is_answered_with_the_quoted_name():
+    news = zh("n", "青岚灯会的吉祥物由本地美术学院的林远航和设计团队完成，经评审委员会确认。"
+                   "青岚灯会评审最终选定了设计团队精心设计的“岚小灯”作为吉祥物。", title="青岚灯会")
+    answer = ask_zh("青岚灯会的吉祥物叫什么？", news)
+    assert "岚小灯" in answer.sentences[0].text, answer.text
+
+
+def test_an_english_quoted_title_does_not_count_as_the_name_asked():
+    # English quotes mostly give the title of a work: no answer to "the name of the band"
+    quoted = passage("q", "Tomas Rell", 'Tomas Rell of the pop band starred in "Quiet Fields".')
+    plain = passage("p", "Tomas Rell", "Tomas Rell of the pop band starred in Quiet Fields.")
+    question = "What is the name of the pop band of Tomas Rell?"
+    evidence = [Evidence(chunk=c, score=1.0, rank=1, legs=["bm25"]) for c in (quoted, plain)]
+    route = RouteDecision(question=question, query=question, language="en")
+    reasoner = Reasoner()
+    plan = reasoner._plan(question, route, evidence)
+    scores = {s.chunk.doc_id: s.score for s in reasoner._candidates(evidence, plan, route, "en")}
+    assert abs(scores["q"] - scores["p"]) < 0.04, scores  # the quote bonus would add 0.075
+
+
 def test_a_proper_name_answers_where_before_a_place_word():
     news = zh("n", "首趟青岚号货运班列开往港口城市。首趟青岚号货运班列从滨江国际铁路港发出，运往河内。",
               title="青岚号班列")

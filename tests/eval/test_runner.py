@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import json
+import threading
+import time
 
 from agentic_rag.eval import load_set, run_eval
 from agentic_rag.eval.report import load_run, write_run
-from agentic_rag.eval.runner import rgb_variants
+from agentic_rag.eval.runner import cached_index, rgb_variants
+
+from .conftest import StubBackend
 
 
 def test_passage_set_scores_ours_and_the_floor_and_caches_the_index(bench, stub_backend, tmp_path):
@@ -35,7 +39,29 @@ def test_corpus_change_rebuilds_the_cached_index(bench, stub_backend, tmp_path):
     # the new build reuses the old one's caches, and the old build is kept as a fallback
     first = stub_backend.seeds[1].parent
     assert stub_backend.seeds[0] is None and first.name.startswith("hotpotqa-")
-    assert len(list((tmp_path / "cache").iterdir())) == 2
+    assert len([p for p in (tmp_path / "cache").iterdir() if p.is_dir()]) == 2
+
+
+def test_a_second_eval_waits_for_the_first_build_of_the_same_index(bench, tmp_path):
+    """Two evals of one set at once: the second uses the first's build instead of deleting it
+    half-way (which failed the first with a missing BM25 manifest)."""
+    started, done = threading.Event(), []
+
+    class Slow(StubBackend):
+        def build(self, sources, index_dir, **kw):
+            started.set()
+            time.sleep(0.3)
+            super().build(sources, index_dir, **kw)
+            done.append(index_dir)
+
+    backend, corpus = Slow(), [bench / "hotpotqa" / "corpus.jsonl"]
+    first = threading.Thread(target=lambda: cached_index("hotpotqa", corpus, backend, tmp_path / "cache"))
+    first.start()
+    started.wait(5)
+    folder, built, _ = cached_index("hotpotqa", corpus, backend, tmp_path / "cache")
+    first.join()
+    assert built is False and backend.builds == 1
+    assert folder == done[0] and (folder.parent / ".complete").exists()
 
 
 def test_article_set_counts_chunks_for_the_named_article(bench, stub_backend, tmp_path):
@@ -56,6 +82,8 @@ def test_noise_set_runs_every_ratio_with_fresh_indexes(bench, stub_backend, tmp_
     pool = stub_backend.seeds[1]
     assert stub_backend.seeds[0] is None and stub_backend.seeds[1:] == [pool] * 6
     assert run.metrics["accuracy"] == 1.0 and run.metrics["accuracy@0.8"] == 1.0
+    # the retrieval side: the top passage holds the date (at noise 0.8 one positive is left)
+    assert run.metrics["passage_accuracy"] == 1.0 and run.baseline["passage_accuracy"] == 1.0
     assert run.metrics["rejection_rate"] == 1.0  # five negatives: the stub abstains
     assert run.metrics["false_rejection_rate"] == 0.0
     assert run.baseline["rejection_rate"] == 0.0  # the floor never abstains

@@ -153,6 +153,30 @@ def test_compaction_keeps_results_identical(store):
     assert [round(s, 4) for _, s in after] == [round(s, 4) for _, s in before]
 
 
+def test_a_compaction_right_after_another_keeps_the_live_snapshot(tmp_path, monkeypatch):
+    """Two processes compact one index in turn (two evals opening it at once): the first one's
+    clean-up, running after the second committed, leaves the second's snapshot alone."""
+    path = tmp_path / "idx"
+    first, second = EmbeddedStore(path), EmbeddedStore(path)
+    first.upsert_many([make_doc(f"d{i}", [f"第一条 第{i}号 关于工资支付的规定"], rev="1") for i in range(5)])
+    late: list[tuple] = []
+    monkeypatch.setattr(EmbeddedStore, "_drop_superseded", lambda self, *a: late.append((self, a)))
+    first.compact()  # its clean-up is held back ...
+    second.upsert_many([make_doc("d9", ["第一条 第9号 关于工资支付的规定"], rev="1")])
+    second.compact()  # ... while the second process compacts and commits
+    monkeypatch.undo()
+    held = {id(store): args for store, args in late}
+    second._drop_superseded(*held[id(second)])  # ... then both clean up, the first one last
+    first._drop_superseded(*held[id(first)])
+    first.close()
+    second.close()
+    again = EmbeddedStore(path)
+    try:
+        assert len(again.search("工资支付", k=10)) == 6
+    finally:
+        again.close()
+
+
 def test_set_status_rejects_unknown_status_and_document(store):
     store.upsert(*make_doc("lab", LABOUR))
     with pytest.raises(ConfigError, match="expired"):

@@ -360,13 +360,14 @@ def peer_runs(eval_set: EvalSet, engine: EngineBackend, *, k: int, cache_dir: Pa
 
 def compared_metrics(results: Sequence[SystemResult]) -> list[str]:
     """The quality metrics a comparison shows: retrieval (``all@``, ``recall@``, ``mrr@``) and,
-    for the answer-only RGB sets, accuracy and rejection."""
+    for the answer-only RGB sets, whether the top passage holds the answer (``passage_accuracy``,
+    retrieval), answer accuracy and rejection."""
     from agentic_rag.eval.report import metric_rank
 
     names = {m for r in results for m in r.metrics}
     keep = [m for m in names if m.startswith(("all@", "recall@", "mrr@"))]
     if not keep:
-        keep = [m for m in names if m.startswith("accuracy") or m == "rejection_rate"]
+        keep = [m for m in names if m.startswith(("accuracy", "passage_accuracy")) or m == "rejection_rate"]
     return sorted(keep, key=metric_rank)
 
 

@@ -16,6 +16,7 @@ as the retrieved units, which verdicts each question gets, how they are averaged
 from __future__ import annotations
 
 import datetime as dt
+import fcntl
 import gzip
 import hashlib
 import json
@@ -472,6 +473,8 @@ def _score_passages(q: EvalQuestion, variant: str, passages: list[str], answerab
             system = backend.open(folder / "index", k)
             try:
                 _score_answer(row, question, system)
+                if answerable and q.parts and variant.startswith("noise="):
+                    _score_top_passage(row, q, system, k)
             finally:
                 system.close()
         except _REPORTED as exc:  # reported per question, as in _score_shared
@@ -480,6 +483,16 @@ def _score_passages(q: EvalQuestion, variant: str, passages: list[str], answerab
         row.verdicts[f"accuracy@{variant[6:]}"] = row.verdicts["accuracy"]
         row.baseline_verdicts[f"accuracy@{variant[6:]}"] = row.baseline_verdicts["accuracy"]
     return row
+
+
+def _score_top_passage(row: QuestionResult, q: EvalQuestion, system: System, k: int) -> None:
+    """``passage_accuracy``: whether the first of the system's k retrieved passages holds the
+    answer, the retrieval side of an answer-only set, scored as the BM25 floor's answer is (its
+    top passage), so it compares retrieval across systems whatever each does with the passage
+    afterwards (k as for the answer: a fusion's first item depends on how deep each leg looks)."""
+    top = system.retrieve(q.question, k)
+    row.verdicts["passage_accuracy"] = float(all(M.parts_present(top[0].chunk.text if top else "", q.parts, q.lang)))
+    row.baseline_verdicts["passage_accuracy"] = row.baseline_verdicts.get("accuracy")
 
 
 # -- answer verdicts -------------------------------------------------------------------------
@@ -677,6 +690,18 @@ def cached_index(name: str, corpus: Sequence[Path], backend: Backend, cache_dir:
     marker = folder / ".complete"
     if marker.exists():
         return folder / "index", False, 0.0
+    cache_dir.mkdir(parents=True, exist_ok=True)
+    # two evals of one set at once: the second waits for the first's build instead of deleting it
+    with open(cache_dir / f".{folder.name}.lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if marker.exists():
+            return folder / "index", False, 0.0
+        return _build_cached(name, corpus, backend, cache_dir, prefix, folder, progress)
+
+
+def _build_cached(name: str, corpus: Sequence[Path], backend: Backend, cache_dir: Path, prefix: str,
+                  folder: Path, progress: Callable[[int, int], None] | None) -> tuple[Path, bool, float]:
+    marker = folder / ".complete"
     if folder.exists():
         shutil.rmtree(folder)
     earlier = sorted((p for p in cache_dir.glob(f"{prefix}*") if (p / ".complete").exists()),
@@ -688,6 +713,7 @@ def cached_index(name: str, corpus: Sequence[Path], backend: Backend, cache_dir:
     marker.write_text(json.dumps({"set": name, "corpus": [str(p) for p in corpus]}), encoding="utf-8")
     for old in earlier[KEEP_BUILDS - 1:]:
         shutil.rmtree(old, ignore_errors=True)
+        (cache_dir / f".{old.name}.lock").unlink(missing_ok=True)
     return folder / "index", True, time.perf_counter() - t
 
 

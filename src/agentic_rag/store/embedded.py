@@ -187,6 +187,13 @@ def check_chunk_owners(batch: Sequence[Upsert]) -> None:
                 raise ValueError(f"chunk {c.chunk_id} has doc_id {c.doc_id!r}, expected {doc.doc_id!r}")
 
 
+
+def _snapshot_version(name: str) -> int:
+    """The data version in a BM25 snapshot's folder name ``bm25-<version>-<id>`` (-1: not one)."""
+    m = re.fullmatch(r"bm25-(\d+)-\w+", name)
+    return int(m.group(1)) if m else -1
+
+
 class EmbeddedStore:
     """SQLite + BM25 in one folder; implements ``DocumentStore`` and ``KeywordIndex``.
 
@@ -466,7 +473,7 @@ class EmbeddedStore:
         """Write a new BM25 snapshot holding every live chunk and drop the pending tokens."""
         with self._lock, self._write() as conn:
             self._sync()
-            version, _, deletes = self._meta()
+            version, superseded, deletes = self._meta()
             name = f"bm25-{version}-{uuid.uuid4().hex[:8]}"
             try:
                 self._bm25.save(self.path / name, version=version, tokenizer=TOKENIZER_ID)
@@ -480,10 +487,18 @@ class EmbeddedStore:
             self._conn.execute("PRAGMA incremental_vacuum")
         except sqlite3.Error:
             pass  # space reuse only; the data is already committed
-        # Older snapshots go at once: a reader that has them mapped keeps its mapping (POSIX),
-        # and one caught half-way through loading retries with the new name (see _sync).
+        self._drop_superseded(name, superseded, version)
+
+    def _drop_superseded(self, name: str, superseded: str, version: int) -> None:
+        """Remove the snapshots compaction ``name`` (at data ``version``) replaced: the one
+        current when it began and older ones a crash left behind. A reader that has them mapped
+        keeps its mapping (POSIX), and one caught half-way through loading retries with the new
+        name (see _sync). A snapshot of the same or a later version that is not the one replaced
+        belongs to another process that compacted right after this one committed (two evals
+        opening one index): it is the live one now, and deleting it broke the index."""
         for folder in self.path.glob("bm25-*"):
-            if folder.is_dir() and folder.name != name:
+            if folder.is_dir() and folder.name != name and (
+                    folder.name == superseded or _snapshot_version(folder.name) < version):
                 shutil.rmtree(folder, ignore_errors=True)
 
     def reindex(self) -> None:

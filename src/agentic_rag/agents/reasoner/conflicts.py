@@ -27,7 +27,7 @@ from dataclasses import dataclass
 
 from agentic_rag.agents.vocabulary import synonyms
 from agentic_rag.text.numerals import normalize_digits
-from agentic_rag.text.quantities import comparable, extract_quantities, quantity_key
+from agentic_rag.text.quantities import comparable, extract_quantities, quantity_key, same_value
 from agentic_rag.text.sentences import strip_label
 from agentic_rag.text.similarity import char_bigrams
 from agentic_rag.text.stopwords import NOT_MATTER, QUESTION_EN, QUESTION_ZH
@@ -476,6 +476,9 @@ def _value_differences(x: _Aligned, y: _Aligned) -> list[tuple[tuple[int, int], 
         if (na_ in nb_ or nb_ in na_) and not re.search(r"\d", na_ + nb_) \
                 and not extract_quantities(va) and not extract_quantities(vb):
             continue  # a narrower or broader name (跨省异地就医 / 异地就医): not another value
+        amounts_a, amounts_b = extract_quantities(va), extract_quantities(vb)
+        if any(same_value(x, y) for x in amounts_a for y in amounts_b):
+            continue  # one amount worded two ways (总人口为14.126亿人 / 全国人口141260万人)
         if _is_value(va, [t[0] for t in ta[i1:i2]]) and _is_value(vb, [t[0] for t in tb[j1:j2]]):
             values.append((sa, sb))
     # the same substitution made twice ("大武汉 … 湖北武汉" / "大成都 … 湖北成都") is one value

@@ -53,6 +53,8 @@ NEW_VALUE, KIND_MATCH = 0.4, 0.6
 SHAPE_MATCH = 0.6
 #: ... and a proper name the question does not give itself, for who/which body/where
 NEW_NAME = 0.3
+#: ... and, for "what is it called", a name in quotation or title marks the question lacks
+QUOTED_NAME = 0.3
 
 # -- selection -------------------------------------------------------------------------------
 #: a new sentence this close to a part's best is preferred to one already quoted

@@ -73,6 +73,7 @@ from agentic_rag.agents.reasoner.conflicts import (
 from agentic_rag.agents.reasoner.factcheck import check_sentence
 from agentic_rag.agents.reasoner.question import (
     CONSTRAINING,
+    QUOTED_NAME,
     Asked,
     analyze,
     carries,
@@ -80,6 +81,7 @@ from agentic_rag.agents.reasoner.question import (
     lists_items,
     names_new,
     new_quantity_kinds,
+    quotes_new_name,
     reads_as_procedure,
     split_asks,
 )
@@ -476,8 +478,10 @@ class Reasoner:
                 sent.ev, sent.idx, sent.factor, sent.position, sent.dense = ev, idx, factor, pos, dense
                 if _unasked_condition(sent.text, asked):
                     sent.factor *= C.CONDITION_FACTOR
-                if years and (stated := set(_YEAR.findall(sent.quote))) and not stated & years:
-                    sent.factor *= C.OTHER_YEAR  # "2020年……为8.52‰" for "2021年……出生率"
+                if years and (stated := set(_YEAR.findall(QUOTED_NAME.sub(" ", sent.quote)))) and not stated & years:
+                    # "2020年……为8.52‰" for "2021年……出生率"; a year in a quoted or titled name
+                    # (“中国统计年鉴2021”) names a publication or event, not the time stated
+                    sent.factor *= C.OTHER_YEAR
                 if _SUB_PERIOD.search(sent.quote) and not _SUB_PERIOD.search(route.question):
                     sent.factor *= C.CONDITION_FACTOR  # "上半年交付56.4万辆" for "2022年交付量"
                 sent.hits = {t.key for t in plan.terms if _covers(sent.cover, t, chunk)}
@@ -536,6 +540,8 @@ class Reasoner:
         elif wants.answer_type in _NAME_TYPES and carries(wants.answer_type, s.text, plan.question):
             # a proper name the question does not give (南宁, "Nick Hexum") beats a role word
             fit = C.SHAPE_MATCH + (C.NEW_NAME if names_new(s.text, plan.question) else 0.0)
+            if wants.answer_type == "name" and is_cjk(plan.question) and quotes_new_name(s.text, plan.question):
+                fit += C.QUOTED_NAME  # what a thing is called is written in quotes: 吉祥物“冰墩墩”
         elif wants.answer_type == "definition" and reads_as_procedure(s.text) \
                 or wants.answer_type == "list" and lists_items(s.text):
             fit = C.SHAPE_MATCH

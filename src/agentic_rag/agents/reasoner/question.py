@@ -30,7 +30,7 @@ from functools import lru_cache
 
 from agentic_rag.text.quantities import extract_quantities
 
-__all__ = ["Asked", "AnswerType", "analyze", "split_asks", "carries", "is_proper_name", "names_new", "new_quantity_kinds",
+__all__ = ["Asked", "AnswerType", "analyze", "split_asks", "carries", "is_proper_name", "names_new", "quotes_new_name", "new_quantity_kinds",
            "lists_items",
            "reads_as_procedure", "CONSTRAINING"]
 
@@ -314,6 +314,20 @@ def names_new(sentence: str, question: str) -> bool:
     """Whether ``sentence`` names someone or something the question does not (a proper name,
     not just a role or a place word): the likelier answer to who / where / which body."""
     return _has_name(_without(sentence, question))
+
+
+#: a name given in quotation marks or title marks: how text writes what a thing is called
+#: (吉祥物“冰墩墩”, 《流浪地球2》, the "Dragon" capsule)
+QUOTED_NAME = re.compile(r"“([^”]{1,20})”|《([^》]{1,30})》|「([^」]{1,20})」|‘([^’]{1,20})’|\"([^\"]{1,30})\"")
+
+
+def quotes_new_name(sentence: str, question: str) -> bool:
+    """Whether ``sentence`` gives, in quotation or title marks, a name the question does not
+    contain: the form in which Chinese text states what something is called (叫什么, 名称).
+    (English quotes more often give the title of a work, which is no answer to "the name of
+    the band".)"""
+    return any(name.strip() and name.strip() not in question
+               for m in QUOTED_NAME.finditer(sentence) for name in m.groups() if name)
 
 
 @lru_cache(maxsize=16384)
