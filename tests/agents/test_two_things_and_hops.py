@@ -87,6 +87,12 @@ def test_the_answer_from_the_second_hop_passage_comes_first_with_its_link():
     ("2022年Lumen Motors全球销量是多少？", "Lumen Motors在本地市场的销量占全球销量的34%", False),
     ("Lumen Motors 2022年销量同比增长多少？", "全年销量同比增长14.8%", True),
     ("失业保险金最长能领多久？", "最长可以领取24个月", True),
+    # a share is answered by a share, not by a period or a sum
+    ("青岚市门诊费用的报销比例是多少？", "报销申请应当在费用发生之日起六十日内提出", False),
+    ("青岚市门诊费用的报销比例是多少？", "门诊费用按七成报销，年度最高支付3000元", True),
+    ("退休人员的报销比例比在职职工高多少？", "退休人员的报销比例提高5个百分点", True),
+    ("What percentage of the fare is refunded?", "Refund requests must be filed within 30 days.", False),
+    ("What percentage of the fare is refunded?", "Cancelled trips are refunded at 80 per cent of the fare.", True),
 ])
 def test_an_amount_question_needs_an_amount_of_the_asked_kind(question, sentence, expected):
     from agentic_rag.agents.reasoner.question import analyze

@@ -461,6 +461,7 @@ def _value_differences(x: _Aligned, y: _Aligned) -> list[tuple[tuple[int, int], 
             continue
         regions.append([i1, i2, j1, j2])
     values: list[tuple[tuple[int, int], tuple[int, int]]] = []
+    reworded = 0
     for i1, i2, j1, j2 in regions:
         if i1 == i2 or j1 == j2:
             continue  # a word only one side has: detail or scope, not another value
@@ -478,12 +479,15 @@ def _value_differences(x: _Aligned, y: _Aligned) -> list[tuple[tuple[int, int], 
             continue  # a narrower or broader name (跨省异地就医 / 异地就医): not another value
         amounts_a, amounts_b = extract_quantities(va), extract_quantities(vb)
         if any(same_value(x, y) for x in amounts_a for y in amounts_b):
-            continue  # one amount worded two ways (总人口为14.126亿人 / 全国人口141260万人)
+            # one amount worded two ways (总人口为14.126亿人 / 全国人口141260万人): no other
+            # value, but still a stretch where the two differ
+            reworded += 1
+            continue
         if _is_value(va, [t[0] for t in ta[i1:i2]]) and _is_value(vb, [t[0] for t in tb[j1:j2]]):
             values.append((sa, sb))
     # the same substitution made twice ("大武汉 … 湖北武汉" / "大成都 … 湖北成都") is one value
     pairs = {(_norm_token(a[x:y]), _norm_token(b[u:v])) for (x, y), (u, v) in values}
-    return values[:1] if len(pairs) == 1 else []
+    return values[:1] if len(pairs) == 1 and not reworded else []
 
 
 def _value_quantity(text: str) -> Quantity:

@@ -291,11 +291,24 @@ _ASKS_PERIOD = re.compile(r"多久|多长|几年|几个月|多少年|多少个?�
 _ORDINAL = re.compile(r"第\s*[\d零〇一二两三四五六七八九十百千]+|\b\d+(?:st|nd|rd|th)\b|[上下]半年", re.I)
 
 
+#: a question for a share of something (报销比例是多少, 百分之几, "what percentage") ...
+_ASKS_SHARE = re.compile(r"比例|百分之几|百分比|几成|占比|\bpercentage\b|\bwhat percent\b|\bhow many percent\b", re.I)
+#: ... unless it asks for other amounts too ("起付标准、支付比例和最高支付限额分别是多少")
+_ASKS_OTHER_AMOUNT = re.compile(r"标准|限额|额度|金额|多少钱|多少元|天数|几天|多少天|期限|时限|多久|多长|人数|次数|"
+                                r"\bhow (?:much|many|long)\b|\bamount\b|\blimit\b|\bcap\b|\bfee\b", re.I)
+#: ... is answered by a share: a percentage, a per-mille, a fraction, 九成, a ratio
+_SHARE_VALUE = re.compile(r"\d\s*[%％‰]|百分之|千分之|分之[一二三四五六七八九十\d]|[一二三四五六七八九]成(?![为功立员熟年长本])|"
+                          r"\d+\s*[:：比]\s*\d+|个?百分点|\bper ?cent\b|\bpercentage points?\b", re.I)
+
+
 @lru_cache(maxsize=16384)
 def _states_amount(sentence: str, question: str) -> bool:
     """Whether ``sentence`` states an amount that can answer the "how much / how many"
     ``question``: a value the question does not state itself, not a year, a date or an ordinal
-    (第二季度); for a count or a sum (交付量, revenue), not a rate or a period it does not ask for."""
+    (第二季度); for a count or a sum (交付量, revenue), not a rate or a period it does not ask for;
+    for a share (报销比例), a share: "九十日内提出" states no 报销比例."""
+    if _ASKS_SHARE.search(question) and not _ASKS_OTHER_AMOUNT.search(question):
+        return bool(_SHARE_VALUE.search(_without(sentence, question)))
     rest = _ORDINAL.sub(" ", _DATE_EXPR.sub(" ", sentence))
     stated = extract_quantities(rest)
     found = [q for q in stated if q.kind != "date" and q.raw and q.raw not in question]
