@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import re
 
 import pytest
 
@@ -95,6 +96,18 @@ def test_counterfactual_prose_is_reported_as_undecided_with_both_names():
     assert a.status == "needs_review"
     assert "Marta Kowal" in a.text and "Lena Brandt" in a.text
     assert "provision" not in a.text
+
+
+def test_an_undecided_conflict_names_each_value_once_with_all_its_sources():
+    a = ask("青溪杯围棋赛的冠军是谁？",
+            passage("n1", "青溪杯围棋赛的冠军是林晓川，他在决赛中执黑取胜。", language="zh"),
+            passage("n2", "青溪杯围棋赛的冠军是赵明远，他在决赛中执黑取胜。", language="zh"),
+            passage("n3", "青溪杯围棋赛的冠军是林晓川，他在决赛中执黑取胜。", language="zh"),
+            lang="zh")
+    [conflict] = [s.text for s in a.sentences if "不一致" in s.text]
+    assert conflict.count("林晓川") == 1 and conflict.count("赵明远") == 1, conflict
+    lin = conflict[conflict.index("林晓川"):].split("；")[0]
+    assert len(re.findall(r"\[\d+\]", lin)) == 2, conflict  # both sources that say 林晓川 are cited with it
 
 
 def test_chinese_news_conflict_names_sources_not_rules():

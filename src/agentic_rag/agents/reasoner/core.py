@@ -750,6 +750,9 @@ class Reasoner:
                 index[key] = len(citations)
             return index[key]
 
+        # sources that state one value (worded alike) disagree about nothing
+        kept = [(c, d) for c, d in zip(conflicts, decisions) if len({_value_key(v.value) for v in c.values}) > 1]
+        conflicts, decisions = [c for c, _ in kept], [d for _, d in kept]
         sentences: list[AnswerSentence] = []
         pieces: list[str] = []
         for s in _dedupe_sentences(chosen):
@@ -773,17 +776,31 @@ class Reasoner:
                 markers.append(f"[{ref}]")
             same_title = len({v.title for v in conflict.values}) == 1
             if decision.rule == "tie":
+                # each value once, with every source that states it and their citations
+                groups: dict[str, list[int]] = {}
+                for i, v in enumerate(conflict.values):
+                    groups.setdefault(_value_key(v.value), []).append(i)
                 status = "needs_review"
-                values = ("；" if lang == "zh" else "; ").join(
-                    f"{_source(v, lang, same_title)} {v.value}" for v in conflict.values)
-                text = render(lang, "undecided", values=values)
-            else:
-                losers = ("；" if lang == "zh" else "; ").join(
-                    render(lang, "loser", source=_source(v, lang, same_title), value=v.value,
-                           state=STATE_WORDS[lang][_status_of(v.chunk_id, decision)])
-                    for v in loser_values)
-                text = render(lang, "conflict", winner=_source(winner, lang, same_title), value=winner.value,
-                              rule=_rule_words(decision, lang), losers=losers)
+                items = []
+                for idx in groups.values():
+                    # a value one source states is named with it; one several state, with
+                    # their count: each is cited
+                    value = conflict.values[idx[0]].value
+                    if len(idx) == 1:
+                        item = f"{_source(conflict.values[idx[0]], lang, same_title)} {value}".strip()
+                    else:
+                        item = f"{value}（{len(idx)}处来源）" if lang == "zh" else f"{value} ({len(idx)} sources)"
+                    items.append(item + "".join(dict.fromkeys(markers[i] for i in idx)))
+                text = render(lang, "undecided", values=("；" if lang == "zh" else "; ").join(items)).rstrip("。.")
+                sentences.append(AnswerSentence(text=text, citations=[v.chunk_id for v in conflict.values]))
+                pieces.append(text)
+                continue
+            losers = ("；" if lang == "zh" else "; ").join(
+                render(lang, "loser", source=_source(v, lang, same_title), value=v.value,
+                       state=STATE_WORDS[lang][_status_of(v.chunk_id, decision)])
+                for v in loser_values)
+            text = render(lang, "conflict", winner=_source(winner, lang, same_title), value=winner.value,
+                          rule=_rule_words(decision, lang), losers=losers)
             text = text.rstrip("。.") + "".join(markers)
             sentences.append(AnswerSentence(text=text, citations=[v.chunk_id for v in conflict.values]))
             pieces.append(text)
@@ -1317,6 +1334,11 @@ def _source(v, lang: str, same_title: bool) -> str:  # v: ConflictValue
         return f"{prefix}《{v.title}》{clause}" if v.title else f"{prefix}{clause}"
     suffix = f" ({year})" if year and (same_title or str(year) not in v.title) else ""
     return f"{v.title}{suffix}{' ' + clause if clause else ''}"
+
+
+def _value_key(value: str) -> str:
+    """A conflict value as compared for sameness: case, spaces and edge punctuation aside."""
+    return re.sub(r"[\s，,；;。.:：]+", "", value).lower()
 
 
 def _status_of(chunk_id: str, decision: Decision) -> str:
