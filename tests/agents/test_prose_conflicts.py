@@ -110,6 +110,17 @@ def test_an_undecided_conflict_names_each_value_once_with_all_its_sources():
     assert len(re.findall(r"\[\d+\]", lin)) == 2, conflict  # both sources that say 林晓川 are cited with it
 
 
+def test_one_disagreement_found_twice_is_stated_once():
+    # the same two figures, once as amounts and once in sentences that differ only in them
+    a = ask("青岚市议会有多少个议席？",
+            passage("a", "青岚市议会共有48个议席，经2020年的选举产生。", language="zh"),
+            passage("b", "青岚市议会共有148个议席，经2020年的选举产生。", language="zh"),
+            passage("c", "青岚市议会选举投票结束，全会48个议席全部产生，其中直选20席。", language="zh"),
+            passage("d", "青岚市议会选举投票结束，全会148个议席全部产生，其中直选20席。", language="zh"), lang="zh")
+    assert len(a.conflicts) == 1, [[v.value for v in c.values] for c in a.conflicts]
+    assert a.text.count("不一致") == 1
+
+
 def test_chinese_news_conflict_names_sources_not_rules():
     a = ask("青溪杯围棋赛的冠军是谁？",
             passage("n1", "青溪杯围棋赛的冠军是林晓川，他在决赛中执黑取胜。", language="zh"),

@@ -662,6 +662,7 @@ class Reasoner:
         conflicts: list[Conflict] = []
         decisions: list[Decision] = []
         seen_pairs: set[frozenset[str]] = set()
+        seen_values: set[frozenset[str]] = set()
         result = list(chosen)
         lead = chosen[0].score
         for group in groups:
@@ -669,9 +670,11 @@ class Reasoner:
             touches = any(owner[id(f)] in chosen for f in group)
             if not touches and max(owner[id(f)].score for f in group) < C.UNRELATED_CONFLICT * lead:
                 continue  # a disagreement about something next to the question, not in it
-            if pair in seen_pairs or len(conflicts) >= 2:
-                continue
+            values = _disputed_values(group)
+            if pair in seen_pairs or values in seen_values or len(conflicts) >= 2:
+                continue  # (the same disagreement found twice: as figures and as prose)
             seen_pairs.add(pair)
+            seen_values.add(values)
             conflict, decision = self.arbiter.conflict(group, route)
             conflicts.append(conflict)
             decisions.append(decision)
@@ -898,6 +901,23 @@ def _link_hops(sentences: Sequence[_Sentence], plan: _Plan) -> None:
             if add:
                 s.ctx_hits = s.ctx_hits | add
                 s.link = link
+
+
+def _disputed_values(group: Sequence[Fact]) -> frozenset[str]:
+    """The values a disagreement is between, as compared across conflicts: the amount a value
+    states ("全会170" and "170" are one), else its words."""
+    out = set()
+    for f in group:
+        raw = str(f.quantity.raw)
+        found = extract_quantities(raw)
+        numbers = re.findall(r"\d+(?:\.\d+)?", raw)
+        if found and isinstance(found[0].value, float):
+            out.add(f"#{found[0].value:g}")
+        elif numbers:
+            out.add("#" + ",".join(f"{float(n):g}" for n in numbers))
+        else:
+            out.add(re.sub(r"\W+", "", raw).lower())
+    return frozenset(out)
 
 
 def _one_subject(group: Sequence[Fact]) -> bool:
