@@ -27,3 +27,27 @@ def test_an_event_made_elsewhere_is_restamped_for_this_run():
     tracer.add(outside)
     assert (tracer.events[0].session_id, tracer.events[0].step, tracer.events[0].detail) == ("s2", 3, "bm25")
     assert (outside.session_id, outside.step) == ("other", 9)
+
+
+def test_an_emitted_event_is_the_event_validation_would_make():
+    import pytest
+    from pydantic import ValidationError
+
+    tracer = Tracer("s3")
+    tracer.step = 1
+    ids = ["d:1:0"]
+    event = tracer.emit("tool", tool="semantic_search", args={"query": "q", "n": [1]},
+                        duration_ms=1.23456, evidence_ids=ids, confidence=0.5, fallback="why", detail="1 results")
+    ids.append("d:2:0")  # the caller's list is not the event's
+    made = TraceEvent(session_id="s3", step=1, kind="tool", tool="semantic_search", args={"query": "q", "n": [1]},
+                      duration_ms=1.235, evidence_ids=["d:1:0"], confidence=0.5, fallback="why", detail="1 results")
+    assert event == made and event.__dict__ == made.__dict__ and list(event.__dict__) == list(made.__dict__)
+    assert event.model_fields_set == made.model_fields_set
+    assert event.model_dump_json() == made.model_dump_json() and event.model_dump() == made.model_dump()
+    assert event.model_copy(update={"step": 4}).step == 4 and event.step == 1
+    # other types are validated as before: coerced where pydantic coerces, refused where it refuses
+    loose = tracer.emit("gate", duration_ms=2, confidence=1, evidence_ids=("a",))
+    assert (loose.duration_ms, loose.confidence, loose.evidence_ids) == (2.0, 1.0, ["a"])
+    assert type(loose.duration_ms) is float and type(loose.confidence) is float
+    with pytest.raises(ValidationError):
+        tracer.emit("gate", detail=None)  # type: ignore[arg-type]

@@ -82,16 +82,19 @@ def _text_of(evidence: Sequence[Evidence]) -> str:
     return " ".join(f"{e.chunk.title} {e.chunk.clause or ''} {e.chunk.text}" for e in evidence)
 
 
-def sufficiency_rules(route: RouteDecision, evidence: Sequence[Evidence]) -> Sufficiency:
+def sufficiency_rules(route: RouteDecision, evidence: Sequence[Evidence], *,
+                      terms: Sequence[str] | None = None) -> Sufficiency:
     """Coverage: share of the question's key terms (slot anchors count twice) found in the
     evidence. Timeliness: a pinned year must appear in a source's date/version/text; otherwise the
-    top sources must be in force. Authority: body clauses of documents with a named issuer."""
+    top sources must be in force. Authority: body clauses of documents with a named issuer.
+    ``terms``: ``key_terms(route.query or route.question)`` when the caller has them already."""
     if not evidence:
         return Sufficiency(coverage=1, timeliness=1, authority=1, verdict="INSUFFICIENT",
                            missing=(anchors(route) or key_terms(route.question) or [route.question])[0])
     top = list(evidence)[:8]
     body_terms = set(tokenize(_text_of(top)))
-    terms = key_terms(route.query or route.question)
+    if terms is None:
+        terms = key_terms(route.query or route.question)
     anchored = [a for a in anchors(route) if a]
     years = {str(y) for y in route.slots.years}
 

@@ -54,6 +54,15 @@ class Gates:
         #: the Reasoner's sentence-level fact check (``Reasoner.verify``), the rules of gate 4
         self.fact_check = fact_check
         self.declined_by_llm = False
+        self._terms: dict[str, list[str]] = {}
+
+    def key_terms(self, text: str) -> list[str]:
+        """:func:`key_terms` of ``text``, worked out once per run (every search's observation
+        and every sufficiency round ask for the question's)."""
+        terms = self._terms.get(text)
+        if terms is None:
+            terms = self._terms[text] = key_terms(text)
+        return list(terms)
 
     # -- 1. retrieve or not
     def should_retrieve(self, route: RouteDecision) -> bool:
@@ -113,7 +122,8 @@ class Gates:
         sources in force with a named issuer (all three scores at the top) a model could only
         agree or second-guess clear evidence. A question without anchors (no entity, place,
         clause, person or year) is never "all covered": its terms alone say little."""
-        rules = sufficiency_rules(route, evidence)
+        focus = self.key_terms(route.query or route.question)
+        rules = sufficiency_rules(route, evidence, terms=focus)
         if self.llm is None or not evidence:
             self._emit_sufficiency(rules, 0.0, evidence)
             return rules
@@ -121,7 +131,6 @@ class Gates:
                 and _every_anchor_found(route, evidence):
             self._emit_sufficiency(rules, 0.0, evidence, detail="rules (confident: all covered)")
             return rules
-        focus = key_terms(route.query or route.question)
         try:
             with self.tracer.timed() as ms:
                 msgs = fitted(self.llm, lambda n, c: prompts.sufficiency_messages(

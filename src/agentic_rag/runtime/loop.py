@@ -237,6 +237,7 @@ class AgentRuntime:
             deadline_s = self.limits.deadline_s
         elif not 0 < deadline_s <= 3600:
             raise ValueError(f"deadline_s must be in (0, 3600] seconds, got {deadline_s!r}")
+        fresh = state is None
         state = state or SessionState()
         tracer = Tracer(state.session_id, on_event)
         chosen = llm if llm is not None else self.llm
@@ -249,10 +250,11 @@ class AgentRuntime:
                                call_timeout_s=self.limits.llm_timeout_s,
                                on_call=lambda call: _trace_call(tracer, meter, call))
         gates = Gates(meter, tracer, fact_check=getattr(self.reasoner, "verify", None))
-        run = _Run(question, state, tracer, gates, meter, abort or threading.Event(),
+        run = _Run(question, state, tracer, gates, meter, abort or _NEVER,
                    deadline_s=deadline_s, max_query_chars=self.limits.max_query_chars)
         state.status = "running"
-        state.start_question()
+        if not fresh:  # a state made for this run has no earlier question to put away
+            state.start_question()
         history = state.conversation.render()
         self._remember(run, "user", question)
         try:
@@ -400,7 +402,7 @@ class AgentRuntime:
         run.retrieval.add_evidence(obs.evidence, max(1, run.retrieval.rounds))
         if obs.evidence:
             top = obs.evidence[0]
-            terms = key_terms(run.route.question if run.route else run.question)
+            terms = run.gates.key_terms(run.route.question if run.route else run.question)
             text = top.chunk.text
             if terms and sum(t in text.lower() for t in terms) / len(terms) >= 0.5:
                 run.retrieval.add_fact(_first_sentence(text), [top.chunk_id])
@@ -815,10 +817,9 @@ class AgentRuntime:
         ``needs_review``. Either change is a ``gate`` event (tool ``latitude``)."""
         level = self.limits.latitude
         gaps = list(dict.fromkeys([*answer.gaps, *run.retrieval.gaps]))
-        zh = run.zh
         if level == 0 and answer.status in ("answered", "needs_review") and (gaps or answer.status == "needs_review"):
             missing = gaps or [s.text for s in answer.sentences if not s.supported][:2]
-            text = (f"证据未完整覆盖这个问题（缺少：{'、'.join(missing)}），按严格的推断范围不作回答。" if zh else
+            text = (f"证据未完整覆盖这个问题（缺少：{'、'.join(missing)}），按严格的推断范围不作回答。" if run.zh else
                     f"The evidence does not cover the whole question (missing: {', '.join(missing)}), "
                     f"so under strict inference latitude there is no answer.")
             run.tracer.emit("gate", tool="latitude", args={"level": level, "from": answer.status,
@@ -837,7 +838,7 @@ class AgentRuntime:
                                                            "to": "needs_review"},
                             evidence_ids=[c.chunk_id for c in citations],
                             detail="lenient: the closest passages instead of an abstention, to be reviewed")
-            lead = "证据不足，以下是最接近的条文，需人工核对：" if zh else                 "The evidence is partial; the closest passages, to be reviewed: "
+            lead = "证据不足，以下是最接近的条文，需人工核对：" if run.zh else                 "The evidence is partial; the closest passages, to be reviewed: "
             return answer.model_copy(update={
                 "text": lead + compose_text(sentences, citations, run.question), "status": "needs_review",
                 "sentences": sentences, "citations": citations, "gaps": gaps or [run.question]})
@@ -857,20 +858,19 @@ class AgentRuntime:
         """Say what a cap left missing, then stamp trace and usage."""
         gaps = list(dict.fromkeys([*answer.gaps, *run.retrieval.gaps]))
         text = answer.text
-        zh = run.zh
         # an abstention already says what is missing in the Reasoner's words; gaps stay listed
         if answer.status in ("answered", "needs_review") and run.cap and gaps:
-            note = (f"（已达上限：{_cap_zh(run.cap)}；仍缺少：{'、'.join(gaps)}。）" if zh else
+            note = (f"（已达上限：{_cap_zh(run.cap)}；仍缺少：{'、'.join(gaps)}。）" if run.zh else
                     f" (Stopped at the {run.cap}; still missing: {', '.join(gaps)}.)")
             text = f"{text}{note}"
         elif answer.status in ("answered", "needs_review") and gaps:
             # an answer that covers only part of the question says which part it could not find
-            note = f"（未找到：{'、'.join(gaps)}。）" if zh else f" (Not found: {', '.join(gaps)}.)"
+            note = f"（未找到：{'、'.join(gaps)}。）" if run.zh else f" (Not found: {', '.join(gaps)}.)"
             text = f"{text}{note}"
         run.tracer.emit("final", detail=answer.status + (f"; {run.cap}" if run.cap else ""),
                         evidence_ids=[c.chunk_id for c in answer.citations],
                         args={"cap": run.cap, "gaps": gaps})
-        llm_usage = run.llm.usage if run.llm is not None else Usage()
+        llm_usage = run.llm.usage if run.llm is not None else _NO_USAGE
         usage = Usage(llm_calls=llm_usage.llm_calls + answer.usage.llm_calls,
                       prompt_tokens=llm_usage.prompt_tokens + answer.usage.prompt_tokens,
                       completion_tokens=llm_usage.completion_tokens + answer.usage.completion_tokens,
@@ -898,6 +898,9 @@ class AgentRuntime:
 
 
 # ---------------------------------------------------------------------- helpers
+
+_NO_USAGE = Usage()  # a run without an LLM (read only)
+_NEVER = threading.Event()  # the abort flag of a run nobody can abort (never set: only read)
 
 def _trace_call(tracer: Tracer, meter: MeteredLLM | None, call: LLMCall) -> None:
     """One ``llm`` trace event per LLM call made: the prompt it answered (by its schema), its
