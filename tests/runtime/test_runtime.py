@@ -385,5 +385,6 @@ def test_a_sufficient_verdict_with_weak_scores_narrows_to_the_weakest_dimension(
     rt, retriever = make_runtime(llm=llm)
     answer = Session(rt).ask(ANSWERABLE)
     assert "上一轮缺失的要素：现行有效版本" in plans[0]
-    assert retriever.queries[-1] == "职工医疗保障办法 2024年修订 报销比例"
+    # the model's narrower query runs in round 2, beside the rules' own (in no set order)
+    assert "职工医疗保障办法 2024年修订 报销比例" in retriever.queries[1:]
     assert answer.usage.retrieval_rounds == 2 and not answer.gaps
