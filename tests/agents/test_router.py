@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import os
 
 import pytest
 
@@ -250,3 +251,18 @@ def test_synonym_table_keeps_distinct_legal_terms_apart() -> None:
     # reimbursing a claim (报销) is not settling a bill directly (结算): 住院报销比例 must not pull
     # in every 直接结算 procedure
     assert expand_query("住院费用报销比例", groups)[1] == ["支付"]
+
+
+def test_slots_do_not_depend_on_the_string_hash_seed():
+    """Two lexicon terms of one length in a question come out in the same order in every
+    process (they decide the queries, so retrieval differed between runs of the same code)."""
+    import subprocess
+    import sys
+
+    code = ("import json; from agentic_rag.agents.router import Router; "
+            "print(json.dumps(Router().route('异地就医时药品目录和门诊慢特病怎么执行？').slots.model_dump(mode='json'), "
+            "ensure_ascii=False))")
+    outs = {subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True,
+                           env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "2", "3", "4")}
+    assert len(outs) == 1, outs
+

@@ -60,15 +60,17 @@ def load_intent_tree(path: str | Path | None = None) -> IntentTree:
 
 @dataclass
 class Lexicon:
-    entities: set[str] = field(default_factory=set)
-    places: set[str] = field(default_factory=set)
-    persons: set[str] = field(default_factory=set)
+    # ordered sets (dicts) in the order the terms were added: the slots a question gets must not
+    # depend on the process's string hash seed
+    entities: dict[str, None] = field(default_factory=dict)
+    places: dict[str, None] = field(default_factory=dict)
+    persons: dict[str, None] = field(default_factory=dict)
 
     def add(self, term: str, category: str = "entity") -> None:
         term = term.strip()
         if not term:
             return
-        {"place": self.places, "person": self.persons}.get(category, self.entities).add(term)
+        {"place": self.places, "person": self.persons}.get(category, self.entities)[term] = None
 
     def load(self, path: str | Path | None) -> None:
         where, text = read_table(path, "lexicon.txt")

@@ -153,7 +153,7 @@ class Router:
         """The lexicon's Chinese terms (entities, places, person categories), for the index's
         word-segmentation dictionary (``store.add_terms``) so they stay whole in documents and
         queries alike. Adding them only at query time would split index and query differently."""
-        terms = self.lexicon.entities | self.lexicon.places | self.lexicon.persons
+        terms = {**self.lexicon.entities, **self.lexicon.places, **self.lexicon.persons}
         return sorted(t for t in terms if _CJK.search(t) and len(t) >= 2)
 
     def route(self, question: str) -> RouteDecision:
@@ -320,7 +320,7 @@ def _content_words(text: str) -> list[str]:
 
 def _longest(terms: Iterable[str]) -> list[str]:
     """Drop terms contained in a longer matched term (退休 inside 退休人员)."""
-    terms = sorted(set(terms), key=len, reverse=True)
+    terms = sorted(set(terms), key=lambda t: (-len(t), t))  # longest first; ties in a fixed order
     kept: list[str] = []
     for t in terms:
         if not any(t in k for k in kept):
