@@ -474,10 +474,9 @@ def _value_differences(x: _Aligned, y: _Aligned) -> list[tuple[tuple[int, int], 
         if _is_year(va) and _is_year(vb):
             return []  # another year: another period or event, not another value
         na_, nb_ = _norm_token(va), _norm_token(vb)
-        if (na_ in nb_ or nb_ in na_) and not re.search(r"\d", na_ + nb_) \
-                and not extract_quantities(va) and not extract_quantities(vb):
-            continue  # a narrower or broader name (跨省异地就医 / 异地就医): not another value
         amounts_a, amounts_b = extract_quantities(va), extract_quantities(vb)
+        if (na_ in nb_ or nb_ in na_) and not re.search(r"\d", na_ + nb_) and not amounts_a and not amounts_b:
+            continue  # a narrower or broader name (跨省异地就医 / 异地就医): not another value
         if any(same_value(x, y) for x in amounts_a for y in amounts_b):
             # one amount worded two ways (总人口为14.126亿人 / 全国人口141260万人): no other
             # value, but still a stretch where the two differ

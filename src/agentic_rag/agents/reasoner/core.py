@@ -670,9 +670,9 @@ class Reasoner:
             touches = any(owner[id(f)] in chosen for f in group)
             if not touches and max(owner[id(f)].score for f in group) < C.UNRELATED_CONFLICT * lead:
                 continue  # a disagreement about something next to the question, not in it
-            values = _disputed_values(group)
-            if pair in seen_pairs or values in seen_values or len(conflicts) >= 2:
-                continue  # (the same disagreement found twice: as figures and as prose)
+            values = frozenset(_value_key(str(f.quantity.raw)) for f in group)
+            if len(values) < 2 or pair in seen_pairs or values in seen_values or len(conflicts) >= 2:
+                continue  # one value worded alike, or the same disagreement found twice (figures, prose)
             seen_pairs.add(pair)
             seen_values.add(values)
             conflict, decision = self.arbiter.conflict(group, route)
@@ -753,9 +753,6 @@ class Reasoner:
                 index[key] = len(citations)
             return index[key]
 
-        # sources that state one value (worded alike) disagree about nothing
-        kept = [(c, d) for c, d in zip(conflicts, decisions) if len({_value_key(v.value) for v in c.values}) > 1]
-        conflicts, decisions = [c for c, _ in kept], [d for _, d in kept]
         sentences: list[AnswerSentence] = []
         pieces: list[str] = []
         for s in _dedupe_sentences(chosen):
@@ -901,23 +898,6 @@ def _link_hops(sentences: Sequence[_Sentence], plan: _Plan) -> None:
             if add:
                 s.ctx_hits = s.ctx_hits | add
                 s.link = link
-
-
-def _disputed_values(group: Sequence[Fact]) -> frozenset[str]:
-    """The values a disagreement is between, as compared across conflicts: the amount a value
-    states ("全会170" and "170" are one), else its words."""
-    out = set()
-    for f in group:
-        raw = str(f.quantity.raw)
-        found = extract_quantities(raw)
-        numbers = re.findall(r"\d+(?:\.\d+)?", raw)
-        if found and isinstance(found[0].value, float):
-            out.add(f"#{found[0].value:g}")
-        elif numbers:
-            out.add("#" + ",".join(f"{float(n):g}" for n in numbers))
-        else:
-            out.add(re.sub(r"\W+", "", raw).lower())
-    return frozenset(out)
 
 
 def _one_subject(group: Sequence[Fact]) -> bool:
@@ -1357,8 +1337,16 @@ def _source(v, lang: str, same_title: bool) -> str:  # v: ConflictValue
 
 
 def _value_key(value: str) -> str:
-    """A conflict value as compared for sameness: case, spaces and edge punctuation aside."""
-    return re.sub(r"[\s，,；;。.:：]+", "", value).lower()
+    """A conflict value as compared for sameness: the amount it states ("全会170" and "170" are
+    one), else its words, case, spaces and punctuation aside."""
+    found = extract_quantities(value)
+    if found:  # an amount by its number (48个 and 48 are one), a date by its date
+        q = found[0]
+        return f"#{q.value:g}" if isinstance(q.value, float) else f"{q.kind}:{q.value}"
+    numbers = re.findall(r"\d+(?:\.\d+)?", value)
+    if numbers:
+        return "#" + ",".join(f"{float(n):g}" for n in numbers)
+    return re.sub(r"\W+", "", value).lower()
 
 
 def _status_of(chunk_id: str, decision: Decision) -> str:
