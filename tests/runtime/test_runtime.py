@@ -237,6 +237,45 @@ def test_schema_violations_count_as_invalid_output(make_runtime, script, unsure_
     assert answer.status == "answered" and answer.citations
 
 
+def test_a_route_or_plan_copied_from_the_output_schema_is_not_searched(make_runtime, script, unsure_router):
+    # a small model sometimes fills its JSON with the schema's own words
+    llm = script({"RouterOutput": {"intent": ["intent", "maxLength"], "query": "maxLength", "confidence": 0.9},
+                  "RetrievalPlan": {"queries": ["maxLength minLength", "items:{", " "]},
+                  "SufficiencyJudgement": {"coverage": 2, "timeliness": 3, "authority": 3,
+                                           "verdict": "INSUFFICIENT", "missing": "2024年修订版"},
+                  "Verification": {"unsupported": []}})
+    rt, retriever = make_runtime(llm=llm, router_=unsure_router)
+    answer = Session(rt).ask(ANSWERABLE)
+    assert retriever.queries and not [q for q in retriever.queries if "max" in q.lower() or "items" in q]
+    reasons = {e.tool: e.fallback for e in events(answer, "fallback")}
+    assert "repeats the output schema" in reasons["route"] and "repeat the output schema" in reasons["plan"]
+    assert answer.status == "answered" and answer.citations[0].chunk_id == "medins2024:a10:0"
+
+
+def test_a_plan_keeps_its_real_queries_when_one_is_blank_or_copies_the_schema(make_runtime, script):
+    llm = script({"RetrievalPlan": {"queries": ["  ", "maxLength", "住院 报销 比例 修订"]},
+                  "SufficiencyJudgement": {"coverage": 2, "timeliness": 3, "authority": 3,
+                                           "verdict": "INSUFFICIENT", "missing": "2024年修订版"},
+                  "Verification": {"unsupported": []}})
+    rt, retriever = make_runtime(llm=llm)
+    answer = Session(rt).ask(ANSWERABLE)
+    assert "住院 报销 比例 修订" in retriever.queries and "maxLength" not in retriever.queries
+    assert not [e for e in events(answer, "fallback") if e.tool == "plan"]
+
+
+def test_an_llm_route_keeps_only_intents_the_router_knows():
+    from agentic_rag.runtime import prompts
+    from agentic_rag.runtime.loop import _route_from_llm
+    from agentic_rag.types import RouteDecision
+
+    base = RouteDecision(question="q", query="q", intent=["其他"], fallback=True)
+    out = prompts.RouterOutput(intent=["医保/住院", "maxLength"], query="住院 报销")
+    route = _route_from_llm("q", base, out, known=["医保", "医保/住院", "工伤"])
+    assert route.intent == ["医保", "住院"]
+    made_up = _route_from_llm("q", base, prompts.RouterOutput(intent=["minLength"], query="住院"), known=["医保"])
+    assert made_up.intent == ["其他"]
+
+
 def test_endpoint_down_degrades_to_the_deterministic_answer_after_one_call(make_runtime):
     def down(messages):
         raise LLMError("http://127.0.0.1:9/v1/chat/completions: unreachable (ConnectError)")

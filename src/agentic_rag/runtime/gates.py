@@ -16,12 +16,15 @@ deterministic check finds its numbers and terms in the passages it cites.
 
 from __future__ import annotations
 
+import functools
+import json
 import re
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING
 
+from pydantic import BaseModel
 
-from agentic_rag.models.llm import LLM, LLMFallback, structured
+from agentic_rag.models.llm import LLM, LLMFallback, json_schema, structured
 from agentic_rag.runtime import prompts
 from agentic_rag.agents.reasoner.factcheck import sentence_supported
 from agentic_rag.agents.sufficiency import Sufficiency, anchors, key_terms, sufficiency_rules
@@ -111,7 +114,12 @@ class Gates:
         # the rules' narrower query runs too: a plan that misses the point then costs a
         # search, not the round
         ran = {normalize_query(q) for q in already_run}
-        queries = [q for q in _dedupe([*rules[:1], *out.queries]) if normalize_query(q) not in ran][:3]
+        proposed = [q for q in out.queries if not echoes_schema(q, prompts.RetrievalPlan, route.question)]
+        if not proposed:
+            self.tracer.fallback("plan", "the planned queries repeat the output schema, not the question",
+                                 args={"queries": rules, "proposed": out.queries})
+            return rules
+        queries = [q for q in _dedupe([*rules[:1], *proposed]) if normalize_query(q) not in ran][:3]
         self.tracer.emit("gate", tool="plan", args={"queries": queries}, duration_ms=ms(), detail="llm")
         return queries
 
@@ -291,6 +299,19 @@ def _every_anchor_found(route: RouteDecision, evidence: Sequence[Evidence]) -> b
     """Whether the question has anchors and each one appears, verbatim, in the top sources."""
     wanted = [a for a in anchors(route) if a]
     return bool(wanted) and all(named_in_sources(a, list(evidence)[:8]) for a in wanted)
+
+
+def echoes_schema(text: str, schema: type[BaseModel], question: str) -> bool:
+    """Whether a model's ``text`` (a query it proposes) is made of the words of the JSON schema
+    it was shown rather than of the question: a small model copies its schema ("maxLength",
+    "items:{"). Text without a content word counts too; a word of the question never does."""
+    words = set(key_terms(text))
+    return not words or (words <= _schema_words(schema) and not words & set(key_terms(question)))
+
+
+@functools.lru_cache(maxsize=32)
+def _schema_words(schema: type[BaseModel]) -> frozenset[str]:
+    return frozenset(key_terms(json.dumps(json_schema(schema))))
 
 
 def named_in_sources(anchor: str, evidence: Sequence[Evidence]) -> bool:

@@ -39,7 +39,7 @@ from pydantic import BaseModel, Field
 
 from agentic_rag.runtime import prompts
 from agentic_rag.agents.sufficiency import Sufficiency, anchors, key_terms, sufficiency_rules
-from agentic_rag.runtime.gates import (Gates, citation_of, compose_text, fitted, named_in_sources,
+from agentic_rag.runtime.gates import (Gates, citation_of, compose_text, echoes_schema, fitted, named_in_sources,
                                       normalize_query, plan_rules)
 from agentic_rag.models.llm import LLM, LLMCall, LLMFallback, MeteredLLM, redact, structured
 from agentic_rag.runtime.memory import QueryRecord, SessionState
@@ -326,10 +326,13 @@ class AgentRuntime:
             except LLMFallback as exc:
                 run.tracer.fallback("route", exc.reason)
             else:
-                candidate = _route_from_llm(question, route, out)
+                candidate = _route_from_llm(question, route, out, known=_intents(self.router))
                 validate = getattr(self.router, "from_candidate", None)
                 proposed = validate(question, candidate.model_dump(mode="json")) if validate else candidate
-                if not proposed.fallback:
+                if echoes_schema(out.query, prompts.RouterOutput, question):
+                    run.tracer.fallback("route", f"the LLM's query {out.query[:60]!r} repeats the output "
+                                                 f"schema, not the question: the rules' route stands")
+                elif not proposed.fallback:
                     route = proposed
                 else:
                     run.tracer.fallback("route", "LLM route below the confidence threshold")
@@ -948,15 +951,19 @@ def _intents(router: Any) -> list[str]:
     return out[:60]
 
 
-def _route_from_llm(question: str, base: RouteDecision, out: prompts.RouterOutput) -> RouteDecision:
+def _route_from_llm(question: str, base: RouteDecision, out: prompts.RouterOutput, *,
+                    known: Sequence[str] = ()) -> RouteDecision:
     """The LLM's intent and slots over the deterministic route; exact-pattern slots (years,
-    clauses) found by the rules are kept when the model drops them."""
+    clauses) found by the rules are kept when the model drops them. With ``known`` intent
+    paths, an intent outside them (a name the model made up or copied from its schema) is
+    dropped."""
     s = base.slots
     slots = s.model_copy(update={
         "places": out.places or s.places, "years": out.years or s.years, "persons": out.persons or s.persons,
         "entities": out.entities or s.entities, "amounts": out.amounts or s.amounts,
         "clauses": out.clauses or s.clauses})
-    intent = [p for part in out.intent for p in part.split("/") if p]
+    names = {p for path in known for p in path.split("/")}
+    intent = [p for part in out.intent for p in part.split("/") if p and (not names or p in names)]
     return base.model_copy(update={"intent": intent or base.intent, "slots": slots, "query": out.query,
                                    "version": out.version or base.version, "confidence": out.confidence,
                                    "fallback": False})

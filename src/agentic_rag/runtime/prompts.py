@@ -71,8 +71,9 @@ class RetrievalPlan(BaseModel):
     """Gate 2, retrieval planning: at most three noun-phrase queries with entity/time anchors."""
 
     #: maxLength is in the JSON schema, so a grammar-constrained model closes each string in
-    #: time instead of running into max_tokens mid-string (invalid JSON)
-    queries: list[Annotated[str, StringConstraints(strip_whitespace=True, min_length=1, max_length=80)]] = \
+    #: time instead of running into max_tokens mid-string (invalid JSON); a blank query is
+    #: dropped below rather than failing the plan (the grammar allows " ")
+    queries: list[Annotated[str, StringConstraints(min_length=1, max_length=80)]] = \
         Field(min_length=1, max_length=3)
 
     @field_validator("queries")
