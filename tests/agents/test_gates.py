@@ -24,3 +24,15 @@ def test_a_pinned_year_is_met_by_the_source_date_not_only_by_its_wording():
     # only the 2024 version found: the year is what is missing
     later = sufficiency_rules(route, [_evidence(text, dt.date(2024, 6, 20), version="2024")])
     assert later.verdict == "INSUFFICIENT" and "2023" in later.missing
+
+
+def test_question_words_and_their_parts_are_never_what_the_evidence_is_missing():
+    # "how long after", "which year", "in total": the question's frame, not its matter
+    route = RouteDecision(question="设备故障申报以后多长时间必须派人检修？", query="设备故障申报 检修")
+    text = "第四条 使用单位申报设备故障后，维保单位应当在四小时内到场检修。"
+    judged = sufficiency_rules(route, [_evidence(text, dt.date(2024, 1, 5))])
+    assert judged.verdict == "SUFFICIENT" and judged.missing == ""
+    from agentic_rag.agents.sufficiency import key_terms
+
+    assert key_terms("这份章程是哪一年修订的？") == ["章程", "修订"]
+    assert "一共" not in key_terms("这届运动会一共有多少名志愿者？")

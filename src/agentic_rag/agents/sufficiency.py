@@ -17,7 +17,7 @@ from typing import Literal
 from pydantic import BaseModel, Field
 
 from agentic_rag.text.names import fold, title_matches
-from agentic_rag.text.stopwords import GENERIC_EN, GENERIC_ZH, SCAFFOLD
+from agentic_rag.text.stopwords import GENERIC_EN, GENERIC_ZH, QUESTION_ZH, SCAFFOLD
 from agentic_rag.text.tokenize import tokenize
 from agentic_rag.types import Chunk, Evidence, RouteDecision
 
@@ -63,10 +63,15 @@ class Sufficiency(BaseModel):
 
 def key_terms(text: str) -> list[str]:
     """Content terms of a question: tokens minus single CJK characters, question words and
-    general-purpose stopwords (the index tokens are stems: "many" is "mani")."""
+    general-purpose stopwords (the index tokens are stems: "many" is "mani"). The index
+    tokenizer also emits the parts of a compound (多长时间 -> 多长, 时间, 长时间); the parts of a
+    Chinese question word (多长时间, 哪一年) are question words too."""
+    toks = tokenize(text)
+    asked = [t for t in toks if len(t) > 1 and t in QUESTION_ZH]
     seen: dict[str, None] = {}
-    for tok in tokenize(text):
-        if tok in SCAFFOLD or tok in GENERIC_EN or tok in GENERIC_ZH or (len(tok) == 1 and not tok.isdigit()):
+    for tok in toks:
+        if tok in SCAFFOLD or tok in GENERIC_EN or tok in GENERIC_ZH or tok in QUESTION_ZH \
+                or (len(tok) == 1 and not tok.isdigit()) or any(tok in q for q in asked):
             continue
         seen.setdefault(tok, None)
     return list(seen)

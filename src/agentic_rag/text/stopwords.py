@@ -36,7 +36,8 @@ QUESTION_ZH = frozenset(
     "多高 多远 谁 啥 咋 嗯 哦 按照 根据 依据 按 对 对于 给 被 把 让 从 到 向 由 为 其 之 所 "
     "里 中 上 下 时 后 前 内 吗？ 呗 哈 啦 百分之几 几成 几个月 几天 多少天 多少年 哪几个 哪几 哪类 哪种 "
     "什么样 多长时间 多少次 多少个 怎么办 还是 这么 那么 一般 算不算 是不是 能不能 会不会 的话 "
-    "时候 什么时候 哪儿 哪里 分别 各自 各 以及".split()
+    "时候 什么时候 哪儿 哪里 分别 各自 各 以及 哪一年 哪年 哪一天 哪天 几月 几号 几点 多长 多长时间 "
+    "以后 之后 以前 之前 一共 总共 共计 这份 这项 这条 那份 那项 那条".split()
 )
 QUESTION_EN = frozenset(
     "a an the of to in on at by for from with about as am is are was were be been being do does did "
