@@ -56,6 +56,13 @@ def test_two_versions_of_a_statement_differ_in_one_value(a, b, expected):
     # only the datelines differ: when each report was written
     ("Mar 3, 2021 ... The bridge reopened to traffic after repairs.",
      "Apr 9, 2022 ... The bridge reopened to traffic after repairs."),
+    # where one excerpt was cut off, or a search snippet's date stamp, is not another value
+    ("The festival drew 86,000 visitors over the three days in Harbour City.",
+     "The festival drew 86, ... visitors over the three days in Harbour City."),
+    ("The final was won by Lena Brandt of Harbour City after a long match.",
+     "The final was won by Lena Br ... after a long match."),
+    ("Sep 18, 2019 ... 9月17日，北京冬奥会吉祥物在首钢冰球馆正式揭开面纱。",
+     "新华社北京9月17日电 9月17日，北京冬奥会吉祥物在首钢冰球馆正式揭开面纱。"),
     # one amount in other units and other words around it: the same figure, not another value
     ("据统计，年末全市共有常住居民2.35亿人，比上年增加12万人。",
      "据统计，年末全市常住人口23500万人，比上年增加12万人。"),

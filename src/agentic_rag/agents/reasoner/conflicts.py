@@ -71,6 +71,8 @@ def matter_terms(text: str) -> tuple[str, ...]:
 #: a date that opens a text and is set off from it ("Jul 13, 2019 ... Halep beats ...") is when
 #: the text was written, not a value it states
 _DATELINE = re.compile(r"\s*(?:\.{2,}|…|—|–|-\s|\||·|:)")
+#: an ellipsis: the text a snippet or an excerpt left out
+_CUT = re.compile(r"\.{3}|…")
 _LIST_ITEM = re.compile(r"^\s*(?:[（(][一二三四五六七八九十\d]+[)）]|[一二三四五六七八九十]+、|\d+[.、)）]|[-*•])")
 _RESPECTIVELY = re.compile(r"分别|respectively", re.I)
 
@@ -471,6 +473,8 @@ def _value_differences(x: _Aligned, y: _Aligned) -> list[tuple[tuple[int, int], 
             continue
         if _DATELINE.match(a, sa[1]) and not a[:sa[0]].strip():
             continue  # when each text was written, not what it says
+        if _CUT.search(va) or _CUT.search(vb):
+            continue  # where a source was cut off ("Jan 6, 2022 ...", "产量319 ..."): no value is stated
         if _is_year(va) and _is_year(vb):
             return []  # another year: another period or event, not another value
         na_, nb_ = _norm_token(va), _norm_token(vb)
