@@ -264,12 +264,13 @@ def _set_section(name: str, results: list[Any]) -> list[str]:
 
 
 def _acceptance(per_set: dict[str, list[Any]], over: dict[str, dict[str, float]]) -> list[str]:
-    from agentic_rag.eval.peers import compared_metrics
+    from agentic_rag.eval.peers import compared_metrics, split
 
     lines = []
     for name, results in per_set.items():
         ours, peers = results[0], results[1:]
         lost = [f"{m} {ours.metrics.get(m, 0):.3f} < {p.name} {p.metrics[m]:.3f}"
+                + (f", questions ours ahead / {p.name} ahead {c[0]} / {c[1]}" if (c := split(ours, p, m)) else "")
                 for m in compared_metrics(results) for p in peers
                 if m in p.metrics and ours.metrics.get(m, 0) < p.metrics[m]]
         lines.append(f"- {name}: quality ≥ every peer on every metric: {'yes' if not lost else 'no (' + '; '.join(lost) + ')'}")

@@ -53,6 +53,23 @@ def test_comparison_puts_ours_first_with_a_ratio_per_peer():
     assert list(by).index("all@8") < list(by).index("recall@5")
 
 
+def test_comparison_counts_the_questions_each_side_is_ahead_on():
+    ours = P.SystemResult(name="ours", metrics={"passage_accuracy": 0.5},
+                          per_question={"q1|noise=0": {"passage_accuracy": 1.0}, "q1|noise=0.2": {"passage_accuracy": 0.0},
+                                        "q2|noise=0": {"passage_accuracy": 1.0}, "q3|noise=0": {"passage_accuracy": 0.0}})
+    peer = P.SystemResult(name="haystack", metrics={"passage_accuracy": 0.75},
+                          per_question={"q1|noise=0": {"passage_accuracy": 0.0}, "q1|noise=0.2": {"passage_accuracy": 1.0},
+                                        "q2|noise=0": {"passage_accuracy": 1.0}, "q3|noise=0": {"passage_accuracy": 1.0},
+                                        "q9|noise=0": {"passage_accuracy": 1.0}})  # ours never scored q9
+    assert P.split(ours, peer, "passage_accuracy") == (1, 2)
+    headers, rows = P.comparison([ours, peer])
+    by = {r[0]: r[1:] for r in rows}
+    assert by["passage_accuracy: questions ours ahead / peer ahead"] == ["—", "1 / 2", ""]
+    # without per-question verdicts (a result loaded from an old run) there is no such row
+    _, rows = P.comparison([ours.model_copy(update={"per_question": {}}), peer.model_copy(update={"per_question": {}})])
+    assert not [r for r in rows if "ahead" in r[0]]
+
+
 @pytest.fixture
 def engine(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # no stray arag.toml

@@ -334,15 +334,32 @@ class SystemResult(BaseModel):
     computed: int | None = None  # document vectors computed while building (0: all from cache)
     peak_rss_mb: float | None = None
     notes: list[str] = Field(default_factory=list)
+    #: each scored question's verdicts ("id|variant" -> metric -> value), to count the
+    #: questions on which two systems differ (:func:`split`)
+    per_question: dict[str, dict[str, float]] = Field(default_factory=dict)
 
 
 def summarize(name: str, run: EvalRun, *, build_s: float | None = None, builds: int = 0,
               computed: int | None = None, query_ms: dict[str, float | None] | None = None,
               peak_rss_mb: float | None = None) -> SystemResult:
     """A :class:`SystemResult` from an eval run (latencies from its retrieve and ask calls)."""
+    per_question = {f"{r.id}|{r.variant}": {m: float(v) for m, v in r.verdicts.items() if v is not None}
+                    for r in run.rows}
     return SystemResult(name=name, metrics=run.metrics, retrieve_ms=run.latency_detail.get("retrieve", {}),
                         query_ms=query_ms if query_ms is not None else run.latency_detail.get("ask", {}),
-                        build_s=build_s, builds=builds, computed=computed, peak_rss_mb=peak_rss_mb)
+                        build_s=build_s, builds=builds, computed=computed, peak_rss_mb=peak_rss_mb,
+                        per_question=per_question)
+
+
+def split(ours: SystemResult, peer: SystemResult, metric: str) -> tuple[int, int] | None:
+    """(questions ``ours`` scores higher on ``metric``, questions ``peer`` scores higher), over
+    the questions both scored; None without per-question verdicts. A gap of two questions
+    with a dozen either way is a coin's toss, with none the other way it is a difference."""
+    both = [(a[metric], b[metric]) for q, a in ours.per_question.items()
+            if metric in a and metric in (b := peer.per_question.get(q, {}))]
+    if not both:
+        return None
+    return sum(x > y for x, y in both), sum(y > x for x, y in both)
 
 
 def peer_runs(eval_set: EvalSet, engine: EngineBackend, *, k: int, cache_dir: Path | None = None,
@@ -384,6 +401,12 @@ def comparison(results: Sequence[SystemResult]) -> tuple[list[str], list[list[st
                 *[("—" if x is None else f"{x:.2f}") for x in ratios]]
 
     rows = [row(m, lambda r, m=m: r.metrics.get(m), ".3f") for m in compared_metrics(results)]
+    # on how many questions each side is ahead (not per noise ratio: the overall row counts those)
+    for m in [m for m in compared_metrics(results) if not m.startswith("accuracy@")]:
+        counts = [split(results[0], p, m) for p in peers]
+        if any(c is not None for c in counts):
+            rows.append([f"{m}: questions ours ahead / peer ahead", "—",
+                         *[("—" if c is None else f"{c[0]} / {c[1]}") for c in counts], *["" for _ in peers]])
     for what, attr in (("retrieval", "retrieve_ms"), ("full query", "query_ms")):
         for p in ("p50", "p95"):
             rows.append(row(f"{what} {p} (ms)", lambda r, a=attr, p=p: getattr(r, a).get(p), ".1f"))
