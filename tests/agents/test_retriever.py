@@ -465,6 +465,22 @@ def test_a_changed_older_version_is_compared_afresh(versions: Any, add_doc) -> N
     assert "v23:a11:0" not in ids(r.retrieve(question, k=4))
 
 
+def test_a_renumbered_older_clause_is_found_by_its_wording(store: Any, add_doc) -> None:
+    # the older version numbers the clause differently, among clauses much shorter and much
+    # longer than it and one of its own number that says something else
+    add_doc(store, "old", "职工医保待遇办法", [
+        ("第一条", "为保障职工基本医疗需求，制定本办法。"),
+        ("第十一条", "参保人员应当妥善保管医疗费用票据，遗失的不予补办，由本人承担相应后果，"
+                    "经办机构不再受理以复印件提出的报销申请，也不受理逾期提出的申请。"),
+        ("第十三条", "经办机构应当自受理报销申请之日起10日内完成审核，报销款拨付至本人银行账户。"),
+        ("第十四条", "本办法自公布之日起施行。"),
+    ], publish_date=dt.date(2023, 3, 10), status="repealed")
+    new = add_doc(store, "new", "职工医保待遇办法", [
+        ("第十一条", "经办机构应当自受理报销申请之日起5个工作日内完成审核，报销款拨付至本人银行账户。"),
+    ], publish_date=dt.date(2024, 6, 20))
+    assert Retriever(store)._counterpart(new[0], "old") == "old:a13:2"
+
+
 def test_an_older_version_that_says_the_same_is_not_added(versions: Any) -> None:
     ev = Retriever(versions).retrieve(route("医疗费用票据 保管"), k=3)
     assert "v24:a12:1" in ids(ev) and "v23:a12:1" not in ids(ev)

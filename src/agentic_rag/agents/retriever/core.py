@@ -597,6 +597,11 @@ class Retriever:
         grams = char_bigrams(chunk.text)
         best, best_score = None, 0.0
         for c, g in candidates:
+            # the smaller set over the larger bounds their Jaccard: most clauses of a long
+            # document are ruled out by their sizes alone
+            bound = min(len(grams), len(g)) / max(len(grams), len(g), 1)
+            if bound < min_sim or bound + 0.05 <= best_score:
+                continue
             sim = jaccard(grams, g)
             score = sim + (0.05 if chunk.clause_no and c.clause_no == chunk.clause_no else 0.0)
             if sim >= min_sim and score > best_score:
