@@ -143,13 +143,18 @@ _UNIT_WORDS = ("工作日",)
 _DERIVED_MIN = 6
 
 
+_SPACES = re.compile(r"\s+")
+_WORDS = re.compile(r"[a-z]+(?:'[a-z]+)?")
+
+
 class TextCover:
     """Answers "does this text mention that term?" for one piece of evidence."""
 
     def __init__(self, text: str) -> None:
-        self.text = re.sub(r"\s+", "", norm(text))
-        self.spaced = " " + re.sub(r"\s+", " ", norm(text)) + " "
-        self.stems = set(_STEMMER.stemWords(re.findall(r"[a-z]+(?:'[a-z]+)?", norm(text))))
+        normed = norm(text)
+        self.text = _SPACES.sub("", normed)
+        self.spaced = " " + _SPACES.sub(" ", normed) + " "
+        self.stems = set(_STEMMER.stemWords(_WORDS.findall(normed)))
         self._related: dict[str, bool] = {}
 
     def _text_for(self, word: str) -> str:
@@ -166,7 +171,7 @@ class TextCover:
         if not w:
             return False
         if is_cjk(w):
-            w = re.sub(r"\s+", "", w)
+            w = _SPACES.sub("", w)
             return w in self.text and w in self._text_for(w)
         parts = w.split()
         if len(parts) > 1:
@@ -206,3 +211,16 @@ class TextCover:
         if any(self._has(s) for s in alts or synonyms(word)):
             return True
         return self._abbreviation(word)
+
+
+#: texts whose covers are kept (see :func:`shared_cover`)
+_SHARED_COVERS = 2048
+
+
+@lru_cache(maxsize=_SHARED_COVERS)
+def shared_cover(text: str) -> TextCover:
+    """The :class:`TextCover` of ``text``, one per text for the texts seen most recently: a
+    chunk's covers (its heading, its whole context) are asked about question after question,
+    and building one normalizes and stems the whole text. Callers only read it; its one memo
+    (derived words) depends on the text alone."""
+    return TextCover(text)
