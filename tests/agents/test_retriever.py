@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import threading
 from typing import Any
 
 import numpy as np
@@ -174,6 +175,9 @@ def test_top_five_span_two_documents_when_another_is_relevant(store: Any, add_do
 
 def test_synonym_expansion_from_the_table(policy: Any) -> None:
     assert expand_query("PTO 有几天", [["PTO", "paid time off"]])[1] == ["paid time off"]
+    # a word matches whole, not inside a longer one
+    assert expand_query("bus pass price", [["pass", "permit"]])[1] == ["permit"]
+    assert expand_query("passport rules", [["pass", "permit"]])[1] == []
     r = Retriever(policy)
     ev = r.retrieve(route("How much PTO?", language="en"), k=3)
     assert ev and ev[0].chunk_id == "leave:a1:0"
@@ -226,6 +230,23 @@ def test_vector_leg_is_fused_and_a_failing_leg_degrades(policy: Any) -> None:
     ev2 = r2.retrieve(route("员工 带薪 假期"), k=3)
     assert ev2 and ev2[0].chunk_id == "leave:a1:0"
     assert any(t.kind == "fallback" and t.tool == "vector" for t in r2.trace)
+
+
+def test_the_vector_leg_runs_in_a_kept_worker_thread(policy: Any) -> None:
+    # question after question, the dense leg runs beside BM25 in the same idle worker instead
+    # of a thread started for each query
+    threads = []
+
+    class Recording(FakeVectors):
+        def search(self, vector, k, allowed_ids=None):
+            threads.append(threading.current_thread())
+            return super().search(vector, k, allowed_ids)
+
+    r = Retriever(policy, embedder=FakeEmbedder(), vectors=Recording([("leave:a1:0", 0.9)]))
+    for q in ("员工 带薪 假期", "年休假 天数", "病假 工资"):
+        assert r.retrieve(route(q), k=3)
+    assert len(threads) == 3 and len(set(threads)) == 1
+    assert threads[0] is not threading.current_thread()
 
 
 def test_empty_query_returns_nothing_and_says_so(policy: Any) -> None:

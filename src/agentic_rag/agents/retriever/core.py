@@ -102,6 +102,9 @@ class Retriever:
         self.trace: list[TraceEvent] = []
         self._chunks: dict[str, Chunk] = {}
         self._clauses = _ClauseCache()  # shared by the calls' copies
+        # the worker threads of the legs after the first, shared by the calls' copies and kept
+        # between calls: starting a thread for each query cost more than the dense leg's search
+        self._legs_pool = ThreadPoolExecutor(max_workers=C.LEG_WORKERS, thread_name_prefix="retriever-leg")
 
     # public API
     def retrieve(self, route: RouteDecision, k: int | None = None) -> list[Evidence]:
@@ -201,25 +204,24 @@ class Retriever:
         """Run every (query, leg) pair of a round. The first leg (the store's BM25, whose
         connection may be bound to this thread) runs here; the others run in worker threads."""
         n = self.settings.candidates
-        with ThreadPoolExecutor(max_workers=max(1, len(self.legs) - 1)) as pool:
-            futures: list[tuple[_Query, Leg, Future]] = []
-            for q in todo:
-                text, added = expand_query(_without_pinned_year(q.text, route), self.synonyms)
-                if added:
-                    trace.append(TraceEvent(kind="expand", args={"query": q.text, "added": added}))
-                # the other legs (dense) search with the question itself; entity and bridge
-                # names are found by their words and titles, and embedding each costs a model call
-                for leg in (self.legs[1:] if q.role == "main" else []):
-                    futures.append((q, leg, pool.submit(leg.search, LegQuery(text, n))))
-                for leg in self.legs[:1]:
-                    q.legs[leg.name] = self._leg_with_slots(leg, text, route, q, trace)
-            for q, leg, fut in futures:
-                try:
-                    q.legs[leg.name] = dict(fut.result())
-                except Exception as exc:  # a failing optional leg degrades, recorded, never fatal
-                    trace.append(TraceEvent(kind="fallback", tool=leg.name, args={"query": q.text},
-                                            fallback=f"{leg.name} leg failed: {exc.__class__.__name__}: {exc}"))
-                    q.legs[leg.name] = {}
+        futures: list[tuple[_Query, Leg, Future]] = []
+        for q in todo:
+            text, added = expand_query(_without_pinned_year(q.text, route), self.synonyms)
+            if added:
+                trace.append(TraceEvent(kind="expand", args={"query": q.text, "added": added}))
+            # the other legs (dense) search with the question itself; entity and bridge
+            # names are found by their words and titles, and embedding each costs a model call
+            for leg in (self.legs[1:] if q.role == "main" else []):
+                futures.append((q, leg, self._legs_pool.submit(leg.search, LegQuery(text, n))))
+            for leg in self.legs[:1]:
+                q.legs[leg.name] = self._leg_with_slots(leg, text, route, q, trace)
+        for q, leg, fut in futures:
+            try:
+                q.legs[leg.name] = dict(fut.result())
+            except Exception as exc:  # a failing optional leg degrades, recorded, never fatal
+                trace.append(TraceEvent(kind="fallback", tool=leg.name, args={"query": q.text},
+                                        fallback=f"{leg.name} leg failed: {exc.__class__.__name__}: {exc}"))
+                q.legs[leg.name] = {}
 
     def _leg_with_slots(self, leg: Leg, text: str, route: RouteDecision, q: _Query,
                         trace: list[TraceEvent]) -> dict[str, float]:
