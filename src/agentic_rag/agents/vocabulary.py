@@ -143,6 +143,12 @@ _UNIT_WORDS = ("工作日",)
 _DERIVED_MIN = 6
 
 
+@lru_cache(maxsize=4096)
+def _spread(word: str) -> re.Pattern[str]:
+    """``word``'s characters in order, at most three characters apart."""
+    return re.compile(".{0,3}".join(re.escape(ch) for ch in word))
+
+
 _SPACES = re.compile(r"\s+")
 _WORDS = re.compile(r"[a-z]+(?:'[a-z]+)?")
 
@@ -180,10 +186,9 @@ class TextCover:
 
     def _abbreviation(self, word: str) -> bool:
         # 医保 in 医疗保险, 社保 in 社会保险: the characters in order, a few characters apart
-        if not (2 <= len(word) <= 4 and _CJK_RUN.fullmatch(word)):
+        if not (2 <= len(word) <= 4 and _CJK_RUN.fullmatch(word)) or any(ch not in self.text for ch in word):
             return False
-        pattern = ".{0,3}".join(re.escape(ch) for ch in word)
-        return re.search(pattern, self._text_for(word)) is not None
+        return _spread(word).search(self._text_for(word)) is not None
 
     def _derived(self, key: str) -> bool:
         """Whether the text has a word derived from the same stem ("presidential" and
