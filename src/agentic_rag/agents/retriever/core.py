@@ -35,7 +35,7 @@ import re
 import threading
 import time
 from collections import Counter, OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -596,19 +596,9 @@ class Retriever:
         revision may renumber its clauses."""
         candidates = [(c, g) for c, g in self._clauses.get(self.store, doc_id) if c.kind == chunk.kind]
         self._chunks.update({c.chunk_id: c for c, _ in candidates})
-        grams = char_bigrams(chunk.text)
-        best, best_score = None, 0.0
-        for c, g in candidates:
-            # the smaller set over the larger bounds their Jaccard: most clauses of a long
-            # document are ruled out by their sizes alone
-            bound = min(len(grams), len(g)) / max(len(grams), len(g), 1)
-            if bound < min_sim or bound + 0.05 <= best_score:
-                continue
-            sim = jaccard(grams, g)
-            score = sim + (0.05 if chunk.clause_no and c.clause_no == chunk.clause_no else 0.0)
-            if sim >= min_sim and score > best_score:
-                best, best_score = c.chunk_id, score
-        return best
+        return self._clauses.counterpart((chunk.chunk_id, chunk.text, doc_id, min_sim),
+                                         lambda: _most_alike(chunk, candidates, min_sim))
+
 
     def _dedupe(self, ordered: list[str], k: int, route: RouteDecision,
                 trace: list[TraceEvent]) -> list[str]:
@@ -778,6 +768,24 @@ def _place_variants(places: Sequence[str]) -> list[str]:
     return _unique(v for v in out if v)
 
 
+def _most_alike(chunk: Chunk, candidates: Sequence[tuple[Chunk, frozenset[str]]], min_sim: float) -> str | None:
+    """The candidate clause (with its bigrams) worded most like ``chunk`` (see
+    :meth:`Retriever._counterpart`)."""
+    grams = char_bigrams(chunk.text)
+    best, best_score = None, 0.0
+    for c, g in candidates:
+        # the smaller set over the larger bounds their Jaccard: most clauses of a long
+        # document are ruled out by their sizes alone
+        bound = min(len(grams), len(g)) / max(len(grams), len(g), 1)
+        if bound < min_sim or bound + 0.05 <= best_score:
+            continue
+        sim = jaccard(grams, g)
+        score = sim + (0.05 if chunk.clause_no and c.clause_no == chunk.clause_no else 0.0)
+        if sim >= min_sim and score > best_score:
+            best, best_score = c.chunk_id, score
+    return best
+
+
 def _currency(chunk: Chunk, route: RouteDecision) -> tuple[int, int, dt.date]:
     pinned = route.version.isdigit() and chunk.is_version(int(route.version))
     return (int(pinned), 1 if chunk.status == "active" else 0, chunk.publish_date or dt.date.min)
@@ -788,7 +796,8 @@ def _numbers(text: str) -> list[str]:
 
 
 class _ClauseCache:
-    """The clauses of recently compared documents with their character bigrams, for
+    """The clauses of recently compared documents with their character bigrams, and the
+    counterparts found in them (within one store version a chunk id names one chunk), for
     :meth:`Retriever._counterpart`: every top clause is compared with the same few documents,
     query after query, and reading and splitting a long statute each time cost more than the rest
     of the retrieval. Kept while the store's version stays the same (cleared on any write, or on
@@ -797,7 +806,9 @@ class _ClauseCache:
 
     def __init__(self, size: int = 64) -> None:
         self.size = size
-        self._docs: OrderedDict[str, list[tuple[Chunk, set[str]]]] = OrderedDict()
+        self._docs: OrderedDict[str, list[tuple[Chunk, frozenset[str]]]] = OrderedDict()
+        #: (clause id, its text, document, threshold) -> that document's counterpart clause
+        self._matches: OrderedDict[tuple[str, str, str, float], str | None] = OrderedDict()
         self._version: int | None = None
         self._lock = threading.Lock()
 
@@ -805,9 +816,24 @@ class _ClauseCache:
         with self._lock:
             if version is None or version != self._version:
                 self._docs.clear()
+                self._matches.clear()
                 self._version = version
 
-    def get(self, store: Any, doc_id: str) -> list[tuple[Chunk, set[str]]]:
+    def counterpart(self, key: tuple[str, str, str, float], find: Callable[[], str | None]) -> str | None:
+        """The counterpart found for ``key`` before (the same top clauses are compared with the
+        same documents question after question), else ``find()``'s, kept."""
+        with self._lock:
+            if key in self._matches:
+                self._matches.move_to_end(key)
+                return self._matches[key]
+        found = find()
+        with self._lock:
+            self._matches[key] = found
+            while len(self._matches) > C.COUNTERPART_MATCHES:
+                self._matches.popitem(last=False)
+        return found
+
+    def get(self, store: Any, doc_id: str) -> list[tuple[Chunk, frozenset[str]]]:
         with self._lock:
             got = self._docs.get(doc_id)
             if got is not None:
