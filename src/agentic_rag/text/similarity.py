@@ -21,8 +21,10 @@ __all__ = ["char_bigrams", "jaccard", "mixed_bigrams", "sampled_grams", "squash"
 _SPACE = re.compile(r"\s+")
 
 #: texts whose grams are kept: the same chunks are compared question after question (near
-#: duplicates, other versions' clauses), and their grams are pure functions of the text
-_GRAM_TEXTS = 4096
+#: duplicates, other versions' clauses), and their grams are pure functions of the text. A
+#: text's bigrams take about 100 bytes per character, its sampled 8-grams an eighth of that
+_BIGRAM_TEXTS = 512
+_SAMPLED_TEXTS = 4096
 
 
 def squash(text: str) -> str:
@@ -30,7 +32,7 @@ def squash(text: str) -> str:
     return _SPACE.sub("", text.lower())
 
 
-@lru_cache(maxsize=_GRAM_TEXTS)
+@lru_cache(maxsize=_BIGRAM_TEXTS)
 def char_bigrams(text: str) -> frozenset[str]:
     """Character bigrams of ``text`` (whitespace and case ignored); a one-character text is its
     own gram, so that it still matches itself."""
@@ -52,7 +54,7 @@ def jaccard(a: Set[str], b: Set[str]) -> float:
     return len(a & b) / len(a | b) if a and b else 0.0
 
 
-@lru_cache(maxsize=_GRAM_TEXTS)
+@lru_cache(maxsize=_SAMPLED_TEXTS)
 def sampled_grams(t: str) -> frozenset[str]:
     """Content-defined sample of a text's 8-grams (about one in eight, the same ones in any
     text that contains them); short texts use the whole text."""
