@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import datetime as dt
+import threading
 from typing import Any
 
 import numpy as np
@@ -174,6 +175,9 @@ def test_top_five_span_two_documents_when_another_is_relevant(store: Any, add_do
 
 def test_synonym_expansion_from_the_table(policy: Any) -> None:
     assert expand_query("PTO 有几天", [["PTO", "paid time off"]])[1] == ["paid time off"]
+    # a word matches whole, not inside a longer one
+    assert expand_query("bus pass price", [["pass", "permit"]])[1] == ["permit"]
+    assert expand_query("passport rules", [["pass", "permit"]])[1] == []
     r = Retriever(policy)
     ev = r.retrieve(route("How much PTO?", language="en"), k=3)
     assert ev and ev[0].chunk_id == "leave:a1:0"
@@ -226,6 +230,23 @@ def test_vector_leg_is_fused_and_a_failing_leg_degrades(policy: Any) -> None:
     ev2 = r2.retrieve(route("员工 带薪 假期"), k=3)
     assert ev2 and ev2[0].chunk_id == "leave:a1:0"
     assert any(t.kind == "fallback" and t.tool == "vector" for t in r2.trace)
+
+
+def test_the_vector_leg_runs_in_a_kept_worker_thread(policy: Any) -> None:
+    # question after question, the dense leg runs beside BM25 in the same idle worker instead
+    # of a thread started for each query
+    threads = []
+
+    class Recording(FakeVectors):
+        def search(self, vector, k, allowed_ids=None):
+            threads.append(threading.current_thread())
+            return super().search(vector, k, allowed_ids)
+
+    r = Retriever(policy, embedder=FakeEmbedder(), vectors=Recording([("leave:a1:0", 0.9)]))
+    for q in ("员工 带薪 假期", "年休假 天数", "病假 工资"):
+        assert r.retrieve(route(q), k=3)
+    assert len(threads) == 3 and len(set(threads)) == 1
+    assert threads[0] is not threading.current_thread()
 
 
 def test_empty_query_returns_nothing_and_says_so(policy: Any) -> None:
@@ -463,6 +484,22 @@ def test_a_changed_older_version_is_compared_afresh(versions: Any, add_doc) -> N
     ], publish_date=dt.date(2023, 3, 10), status="repealed")
     # the older version now states the same numbers: nothing left to arbitrate, so not added
     assert "v23:a11:0" not in ids(r.retrieve(question, k=4))
+
+
+def test_a_renumbered_older_clause_is_found_by_its_wording(store: Any, add_doc) -> None:
+    # the older version numbers the clause differently, among clauses much shorter and much
+    # longer than it and one of its own number that says something else
+    add_doc(store, "old", "职工医保待遇办法", [
+        ("第一条", "为保障职工基本医疗需求，制定本办法。"),
+        ("第十一条", "参保人员应当妥善保管医疗费用票据，遗失的不予补办，由本人承担相应后果，"
+                    "经办机构不再受理以复印件提出的报销申请，也不受理逾期提出的申请。"),
+        ("第十三条", "经办机构应当自受理报销申请之日起10日内完成审核，报销款拨付至本人银行账户。"),
+        ("第十四条", "本办法自公布之日起施行。"),
+    ], publish_date=dt.date(2023, 3, 10), status="repealed")
+    new = add_doc(store, "new", "职工医保待遇办法", [
+        ("第十一条", "经办机构应当自受理报销申请之日起5个工作日内完成审核，报销款拨付至本人银行账户。"),
+    ], publish_date=dt.date(2024, 6, 20))
+    assert Retriever(store)._counterpart(new[0], "old") == "old:a13:2"
 
 
 def test_an_older_version_that_says_the_same_is_not_added(versions: Any) -> None:

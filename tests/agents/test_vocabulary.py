@@ -74,3 +74,14 @@ def test_a_derived_english_word_is_covered_by_its_stem_family():
     words = {t.text: cover.covers(t) for t in content_terms("Which government appointed the commissioners?")}
     assert words == {"government": True, "appointed": False, "commissioners": True}
     assert not TextCover("A short note.").covers(content_terms("notebook")[0])  # a stem under six letters
+
+
+def test_an_abbreviation_is_covered_by_its_characters_in_order_a_few_apart():
+    from agentic_rag.agents.vocabulary import TextCover, shared_cover
+
+    text = "参加基本医疗保险的职工按规定享受待遇。"
+    assert TextCover(text).covers("医保")  # 医疗保险: 医, then 保 two characters on
+    assert not TextCover("保险医疗费用").covers("医保")  # both characters, not in order
+    assert not TextCover("医疗机构应当按照规定公开收费和质量保证信息").covers("医保")  # too far apart
+    # one shared cover per text, deciding as a fresh one does
+    assert shared_cover(text) is shared_cover(text) and shared_cover(text).covers("医保")

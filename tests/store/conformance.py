@@ -165,6 +165,16 @@ class StoreConformance:
         assert [cid for cid, _ in store.search("按季度支付")] == ["lab:a1:0"]
         assert store.get_document("lab").text == new[0]
 
+    def test_a_chunk_read_before_a_write_is_read_as_written_after_it(self, store):
+        store.upsert(*make_doc("lab", LABOUR))
+        assert store.get_chunks(["lab:a1:0"])[0].status == "active"
+        store.set_status("lab", "superseded")
+        assert store.get_chunks(["lab:a1:0"])[0].status == "superseded"
+        new = ["第一条 用人单位应当按季度支付劳动者报酬。"]
+        store.upsert(*make_doc("lab", new, rev="v2"))
+        assert [c.text for c in store.get_chunks(["lab:a1:0"])] == new
+        assert [c.text for c in store.chunks("lab")] == new
+
     def test_delete_removes_document_chunks_and_edges(self, store):
         store.upsert(*make_doc("lab", LABOUR))
         store.upsert(*make_doc("soc", SOCIAL, title="社会保险法"))

@@ -143,13 +143,24 @@ _UNIT_WORDS = ("工作日",)
 _DERIVED_MIN = 6
 
 
+@lru_cache(maxsize=4096)
+def _spread(word: str) -> re.Pattern[str]:
+    """``word``'s characters in order, at most three characters apart."""
+    return re.compile(".{0,3}".join(re.escape(ch) for ch in word))
+
+
+_SPACES = re.compile(r"\s+")
+_WORDS = re.compile(r"[a-z]+(?:'[a-z]+)?")
+
+
 class TextCover:
     """Answers "does this text mention that term?" for one piece of evidence."""
 
     def __init__(self, text: str) -> None:
-        self.text = re.sub(r"\s+", "", norm(text))
-        self.spaced = " " + re.sub(r"\s+", " ", norm(text)) + " "
-        self.stems = set(_STEMMER.stemWords(re.findall(r"[a-z]+(?:'[a-z]+)?", norm(text))))
+        normed = norm(text)
+        self.text = _SPACES.sub("", normed)
+        self.spaced = " " + _SPACES.sub(" ", normed) + " "
+        self.stems = set(_STEMMER.stemWords(_WORDS.findall(normed)))
         self._related: dict[str, bool] = {}
 
     def _text_for(self, word: str) -> str:
@@ -166,7 +177,7 @@ class TextCover:
         if not w:
             return False
         if is_cjk(w):
-            w = re.sub(r"\s+", "", w)
+            w = _SPACES.sub("", w)
             return w in self.text and w in self._text_for(w)
         parts = w.split()
         if len(parts) > 1:
@@ -175,10 +186,9 @@ class TextCover:
 
     def _abbreviation(self, word: str) -> bool:
         # 医保 in 医疗保险, 社保 in 社会保险: the characters in order, a few characters apart
-        if not (2 <= len(word) <= 4 and _CJK_RUN.fullmatch(word)):
+        if not (2 <= len(word) <= 4 and _CJK_RUN.fullmatch(word)) or any(ch not in self.text for ch in word):
             return False
-        pattern = ".{0,3}".join(re.escape(ch) for ch in word)
-        return re.search(pattern, self._text_for(word)) is not None
+        return _spread(word).search(self._text_for(word)) is not None
 
     def _derived(self, key: str) -> bool:
         """Whether the text has a word derived from the same stem ("presidential" and
@@ -206,3 +216,16 @@ class TextCover:
         if any(self._has(s) for s in alts or synonyms(word)):
             return True
         return self._abbreviation(word)
+
+
+#: texts whose covers are kept (see :func:`shared_cover`)
+_SHARED_COVERS = 2048
+
+
+@lru_cache(maxsize=_SHARED_COVERS)
+def shared_cover(text: str) -> TextCover:
+    """The :class:`TextCover` of ``text``, one per text for the texts seen most recently: a
+    chunk's covers (its heading, its whole context) are asked about question after question,
+    and building one normalizes and stems the whole text. Callers only read it; its one memo
+    (derived words) depends on the text alone."""
+    return TextCover(text)

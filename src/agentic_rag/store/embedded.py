@@ -35,6 +35,7 @@ from itertools import groupby
 import zlib
 from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
@@ -909,6 +910,14 @@ def _chunk_row(c: Chunk) -> tuple:
             _iso(c.effective_date), c.version, c.status, c.language, _json(c.extra))
 
 
+#: rows read recently, with the chunk each one is: the same chunks are read question after
+#: question, and validating a row into a ``Chunk`` cost more than the query that read it. Keyed
+#: by the whole row, so a changed row is a new entry and nothing needs invalidating; a chunk is
+#: frozen, so one instance can be handed to every caller.
+_CHUNK_ROWS = 4096
+
+
+@lru_cache(maxsize=_CHUNK_ROWS)
 def _chunk(r: tuple) -> Chunk:
     return Chunk.model_validate({
         "chunk_id": r[0], "doc_id": r[1], "ord": r[2], "text": r[3], "clause": r[4],

@@ -12,17 +12,27 @@ from __future__ import annotations
 
 import re
 from collections.abc import Set
+from functools import lru_cache
 
 from agentic_rag.text.language import is_cjk
 
 __all__ = ["char_bigrams", "jaccard", "mixed_bigrams", "sampled_grams", "squash"]
 
+_SPACE = re.compile(r"\s+")
+
+#: texts whose grams are kept: the same chunks are compared question after question (near
+#: duplicates, other versions' clauses), and their grams are pure functions of the text. A
+#: text's bigrams take about 100 bytes per character, its sampled 8-grams an eighth of that
+_BIGRAM_TEXTS = 512
+_SAMPLED_TEXTS = 4096
+
 
 def squash(text: str) -> str:
     """Lowercase, without whitespace."""
-    return re.sub(r"\s+", "", text.lower())
+    return _SPACE.sub("", text.lower())
 
 
+@lru_cache(maxsize=_BIGRAM_TEXTS)
 def char_bigrams(text: str) -> frozenset[str]:
     """Character bigrams of ``text`` (whitespace and case ignored); a one-character text is its
     own gram, so that it still matches itself."""
@@ -44,10 +54,11 @@ def jaccard(a: Set[str], b: Set[str]) -> float:
     return len(a & b) / len(a | b) if a and b else 0.0
 
 
-def sampled_grams(t: str) -> set[str]:
+@lru_cache(maxsize=_SAMPLED_TEXTS)
+def sampled_grams(t: str) -> frozenset[str]:
     """Content-defined sample of a text's 8-grams (about one in eight, the same ones in any
     text that contains them); short texts use the whole text."""
     if len(t) < 16:
-        return {t}
+        return frozenset({t})
     # str hashes vary between processes but not within one, which is all this needs
-    return {g for g in (t[i:i + 8] for i in range(len(t) - 7)) if hash(g) & 7 == 0} or {t[:8]}
+    return frozenset(g for g in (t[i:i + 8] for i in range(len(t) - 7)) if hash(g) & 7 == 0) or frozenset({t[:8]})

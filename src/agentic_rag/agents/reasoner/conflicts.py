@@ -24,6 +24,7 @@ import re
 from collections import Counter
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from agentic_rag.agents.vocabulary import synonyms
 from agentic_rag.text.numerals import normalize_digits
@@ -32,6 +33,7 @@ from agentic_rag.text.sentences import strip_label
 from agentic_rag.text.similarity import char_bigrams
 from agentic_rag.text.stopwords import NOT_MATTER, QUESTION_EN, QUESTION_ZH
 from agentic_rag.text.terms import atoms, is_nounish, segment, stem, word_tag
+from agentic_rag.text.tokenize import dictionary_generation
 from agentic_rag.types import Chunk, Quantity
 
 __all__ = ["Fact", "aligned_conflicts", "facts_of", "find_conflicts", "matter_label", "matter_terms",
@@ -55,6 +57,13 @@ class Fact:
 
 def matter_terms(text: str) -> tuple[str, ...]:
     """Matter words of a phrase as atoms: ``"住院医疗费用报销比例"`` -> 住院, 医疗, 费用, 报销, 比例."""
+    return _matter_terms(text, dictionary_generation())
+
+
+#: the matter words of recent phrases, by phrase and dictionary generation (words added to the
+#: dictionary change the segmentation): the same clauses are compared question after question
+@lru_cache(maxsize=8192)
+def _matter_terms(text: str, generation: int) -> tuple[str, ...]:
     out: list[str] = []
     for tok in segment(text):
         low = tok.lower()
@@ -205,6 +214,7 @@ def same_matter(a: Sequence[str], b: Sequence[str]) -> bool:
     return inter >= min(2, len(sa), len(sb)) and (sa <= sb or sb <= sa)
 
 
+@lru_cache(maxsize=4096)
 def _years(sentence: str) -> frozenset[str]:
     """The years a sentence is about (its dateline aside)."""
     found = extract_quantities(sentence)
@@ -243,6 +253,7 @@ def _closeness(a: Fact, b: Fact) -> float:
     return jac(a.local or a.matter, b.local or b.matter) + 0.5 * jac(a.context, b.context)
 
 
+@lru_cache(maxsize=8192)
 def _canonical(term: str) -> str:
     group = synonyms(term)
     return min(group | {term}) if group else term

@@ -87,7 +87,7 @@ from agentic_rag.agents.reasoner.question import (
 )
 from agentic_rag.agents.reasoner.scoring import Signals, dense_signal, evidence_score
 from agentic_rag.agents.retriever.multihop import needs_hop
-from agentic_rag.agents.vocabulary import TextCover, Vocabulary, packaged_vocabulary
+from agentic_rag.agents.vocabulary import TextCover, Vocabulary, packaged_vocabulary, shared_cover
 from agentic_rag.config import ReasonerSettings
 from agentic_rag.ingest.edges import amended_clauses, amended_title
 from agentic_rag.text.clauses import clause_matches, clause_number
@@ -373,7 +373,7 @@ class Reasoner:
                 terms.append(t)
                 base[t.key] = C.NAMED_TERM
         # rarer in the evidence -> more telling (a word no chunk mentions weighs the most)
-        covers = [TextCover(f"{e.chunk.title}\n{e.chunk.text}\n{_table_text(e.chunk)}") for e in evidence]
+        covers = [shared_cover(f"{e.chunk.title}\n{e.chunk.text}\n{_table_text(e.chunk)}") for e in evidence]
         n = len(covers)
         weights: dict[str, float] = {}
         missing: list[Term] = []
@@ -468,9 +468,14 @@ class Reasoner:
         dense_leg = any("vector" in ev.scores for ev in evidence)
         for idx, ev in enumerate(evidence):
             chunk = ev.chunk
-            head = TextCover(" ".join([chunk.title, " ".join(chunk.path), chunk.clause or ""]))
-            context = TextCover(" ".join([chunk.title, " ".join(chunk.path), chunk.clause or "",
-                                          chunk.text, _table_text(chunk)]))
+            head = shared_cover(" ".join([chunk.title, " ".join(chunk.path), chunk.clause or ""]))
+            context = shared_cover(" ".join([chunk.title, " ".join(chunk.path), chunk.clause or "",
+                                             chunk.text, _table_text(chunk)]))
+            # the chunk's context and heading are the same for each of its sentences: the
+            # question words they mention are looked up once per chunk
+            in_context = {t.key for t in plan.terms if _covers(context, t, chunk)}
+            in_head = {k for k in in_context
+                       if _covers(head, next(t for t in plan.terms if t.key == k), chunk)}
             factor = _version_factor(chunk, route)
             years = {str(y) for y in route.slots.years} - {route.version}
             dense = dense_signal(ev.scores["vector"]) if "vector" in ev.scores else (0.0 if dense_leg else None)
@@ -485,9 +490,8 @@ class Reasoner:
                 if _SUB_PERIOD.search(sent.quote) and not _SUB_PERIOD.search(route.question):
                     sent.factor *= C.CONDITION_FACTOR  # "上半年交付56.4万辆" for "2022年交付量"
                 sent.hits = {t.key for t in plan.terms if _covers(sent.cover, t, chunk)}
-                sent.ctx_hits = {t.key for t in plan.terms if t.key not in sent.hits and _covers(context, t, chunk)}
-                sent.head_hits = {k for k in sent.ctx_hits
-                                  if _covers(head, next(t for t in plan.terms if t.key == k), chunk)}
+                sent.ctx_hits = in_context - sent.hits
+                sent.head_hits = in_head & sent.ctx_hits
                 quantities = extract_quantities(sent.quote)
                 sent.has_quantity = bool(quantities)
                 sent.kinds = {q.kind for q in quantities}

@@ -45,3 +45,9 @@ DEDUP_JACCARD = 0.9
 DEDUP_HEAD = 100
 #: markers of a nested description in an English question ("the city where ...", "X's ...")
 RE_NESTED = re.compile(r"\b(?:where|which|who|whose|that|when)\b(?!\s*$)|'s\b|’s\b|\bof the\b", re.IGNORECASE)
+
+#: worker threads a retriever keeps for its other legs (dense): one per call that runs at once,
+#: up to this many (the server's parallel requests); idle ones are reused
+LEG_WORKERS = 8
+#: counterpart clauses a retriever keeps found (per clause and compared document)
+COUNTERPART_MATCHES = 4096

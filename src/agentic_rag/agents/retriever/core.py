@@ -35,7 +35,7 @@ import re
 import threading
 import time
 from collections import Counter, OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -102,6 +102,9 @@ class Retriever:
         self.trace: list[TraceEvent] = []
         self._chunks: dict[str, Chunk] = {}
         self._clauses = _ClauseCache()  # shared by the calls' copies
+        # the worker threads of the legs after the first, shared by the calls' copies and kept
+        # between calls: starting a thread for each query cost more than the dense leg's search
+        self._legs_pool = ThreadPoolExecutor(max_workers=C.LEG_WORKERS, thread_name_prefix="retriever-leg")
 
     # public API
     def retrieve(self, route: RouteDecision, k: int | None = None) -> list[Evidence]:
@@ -201,25 +204,24 @@ class Retriever:
         """Run every (query, leg) pair of a round. The first leg (the store's BM25, whose
         connection may be bound to this thread) runs here; the others run in worker threads."""
         n = self.settings.candidates
-        with ThreadPoolExecutor(max_workers=max(1, len(self.legs) - 1)) as pool:
-            futures: list[tuple[_Query, Leg, Future]] = []
-            for q in todo:
-                text, added = expand_query(_without_pinned_year(q.text, route), self.synonyms)
-                if added:
-                    trace.append(TraceEvent(kind="expand", args={"query": q.text, "added": added}))
-                # the other legs (dense) search with the question itself; entity and bridge
-                # names are found by their words and titles, and embedding each costs a model call
-                for leg in (self.legs[1:] if q.role == "main" else []):
-                    futures.append((q, leg, pool.submit(leg.search, LegQuery(text, n))))
-                for leg in self.legs[:1]:
-                    q.legs[leg.name] = self._leg_with_slots(leg, text, route, q, trace)
-            for q, leg, fut in futures:
-                try:
-                    q.legs[leg.name] = dict(fut.result())
-                except Exception as exc:  # a failing optional leg degrades, recorded, never fatal
-                    trace.append(TraceEvent(kind="fallback", tool=leg.name, args={"query": q.text},
-                                            fallback=f"{leg.name} leg failed: {exc.__class__.__name__}: {exc}"))
-                    q.legs[leg.name] = {}
+        futures: list[tuple[_Query, Leg, Future]] = []
+        for q in todo:
+            text, added = expand_query(_without_pinned_year(q.text, route), self.synonyms)
+            if added:
+                trace.append(TraceEvent(kind="expand", args={"query": q.text, "added": added}))
+            # the other legs (dense) search with the question itself; entity and bridge
+            # names are found by their words and titles, and embedding each costs a model call
+            for leg in (self.legs[1:] if q.role == "main" else []):
+                futures.append((q, leg, self._legs_pool.submit(leg.search, LegQuery(text, n))))
+            for leg in self.legs[:1]:
+                q.legs[leg.name] = self._leg_with_slots(leg, text, route, q, trace)
+        for q, leg, fut in futures:
+            try:
+                q.legs[leg.name] = dict(fut.result())
+            except Exception as exc:  # a failing optional leg degrades, recorded, never fatal
+                trace.append(TraceEvent(kind="fallback", tool=leg.name, args={"query": q.text},
+                                        fallback=f"{leg.name} leg failed: {exc.__class__.__name__}: {exc}"))
+                q.legs[leg.name] = {}
 
     def _leg_with_slots(self, leg: Leg, text: str, route: RouteDecision, q: _Query,
                         trace: list[TraceEvent]) -> dict[str, float]:
@@ -594,14 +596,9 @@ class Retriever:
         revision may renumber its clauses."""
         candidates = [(c, g) for c, g in self._clauses.get(self.store, doc_id) if c.kind == chunk.kind]
         self._chunks.update({c.chunk_id: c for c, _ in candidates})
-        grams = char_bigrams(chunk.text)
-        best, best_score = None, 0.0
-        for c, g in candidates:
-            sim = jaccard(grams, g)
-            score = sim + (0.05 if chunk.clause_no and c.clause_no == chunk.clause_no else 0.0)
-            if sim >= min_sim and score > best_score:
-                best, best_score = c.chunk_id, score
-        return best
+        return self._clauses.counterpart((chunk.chunk_id, chunk.text, doc_id, min_sim),
+                                         lambda: _most_alike(chunk, candidates, min_sim))
+
 
     def _dedupe(self, ordered: list[str], k: int, route: RouteDecision,
                 trace: list[TraceEvent]) -> list[str]:
@@ -771,6 +768,24 @@ def _place_variants(places: Sequence[str]) -> list[str]:
     return _unique(v for v in out if v)
 
 
+def _most_alike(chunk: Chunk, candidates: Sequence[tuple[Chunk, frozenset[str]]], min_sim: float) -> str | None:
+    """The candidate clause (with its bigrams) worded most like ``chunk`` (see
+    :meth:`Retriever._counterpart`)."""
+    grams = char_bigrams(chunk.text)
+    best, best_score = None, 0.0
+    for c, g in candidates:
+        # the smaller set over the larger bounds their Jaccard: most clauses of a long
+        # document are ruled out by their sizes alone
+        bound = min(len(grams), len(g)) / max(len(grams), len(g), 1)
+        if bound < min_sim or bound + 0.05 <= best_score:
+            continue
+        sim = jaccard(grams, g)
+        score = sim + (0.05 if chunk.clause_no and c.clause_no == chunk.clause_no else 0.0)
+        if sim >= min_sim and score > best_score:
+            best, best_score = c.chunk_id, score
+    return best
+
+
 def _currency(chunk: Chunk, route: RouteDecision) -> tuple[int, int, dt.date]:
     pinned = route.version.isdigit() and chunk.is_version(int(route.version))
     return (int(pinned), 1 if chunk.status == "active" else 0, chunk.publish_date or dt.date.min)
@@ -781,7 +796,8 @@ def _numbers(text: str) -> list[str]:
 
 
 class _ClauseCache:
-    """The clauses of recently compared documents with their character bigrams, for
+    """The clauses of recently compared documents with their character bigrams, and the
+    counterparts found in them (within one store version a chunk id names one chunk), for
     :meth:`Retriever._counterpart`: every top clause is compared with the same few documents,
     query after query, and reading and splitting a long statute each time cost more than the rest
     of the retrieval. Kept while the store's version stays the same (cleared on any write, or on
@@ -790,7 +806,9 @@ class _ClauseCache:
 
     def __init__(self, size: int = 64) -> None:
         self.size = size
-        self._docs: OrderedDict[str, list[tuple[Chunk, set[str]]]] = OrderedDict()
+        self._docs: OrderedDict[str, list[tuple[Chunk, frozenset[str]]]] = OrderedDict()
+        #: (clause id, its text, document, threshold) -> that document's counterpart clause
+        self._matches: OrderedDict[tuple[str, str, str, float], str | None] = OrderedDict()
         self._version: int | None = None
         self._lock = threading.Lock()
 
@@ -798,9 +816,24 @@ class _ClauseCache:
         with self._lock:
             if version is None or version != self._version:
                 self._docs.clear()
+                self._matches.clear()
                 self._version = version
 
-    def get(self, store: Any, doc_id: str) -> list[tuple[Chunk, set[str]]]:
+    def counterpart(self, key: tuple[str, str, str, float], find: Callable[[], str | None]) -> str | None:
+        """The counterpart found for ``key`` before (the same top clauses are compared with the
+        same documents question after question), else ``find()``'s, kept."""
+        with self._lock:
+            if key in self._matches:
+                self._matches.move_to_end(key)
+                return self._matches[key]
+        found = find()
+        with self._lock:
+            self._matches[key] = found
+            while len(self._matches) > C.COUNTERPART_MATCHES:
+                self._matches.popitem(last=False)
+        return found
+
+    def get(self, store: Any, doc_id: str) -> list[tuple[Chunk, frozenset[str]]]:
         with self._lock:
             got = self._docs.get(doc_id)
             if got is not None:

@@ -8,12 +8,19 @@ from collections.abc import Sequence
 __all__ = ["expand_query", "term_in"]
 
 
+_CJK = re.compile(r"[\u3400-\u9fff]")
+
+
 def term_in(term: str, text: str) -> bool:
-    if re.search(r"[\u3400-\u9fff]", term):
+    # the plain substring test first: every query is checked against every synonym group,
+    # and most terms are not in it at all
+    if _CJK.search(term):
         return term in text
     if term.isupper():  # abbreviations match case-sensitively: "ID" but not "id"
-        return re.search(rf"(?<![A-Za-z0-9]){re.escape(term)}(?![A-Za-z0-9])", text) is not None
-    return re.search(rf"(?<![a-z0-9]){re.escape(term.lower())}(?![a-z0-9])", text.lower()) is not None
+        return term in text and re.search(
+            rf"(?<![A-Za-z0-9]){re.escape(term)}(?![A-Za-z0-9])", text) is not None
+    low, word = text.lower(), term.lower()
+    return word in low and re.search(rf"(?<![a-z0-9]){re.escape(word)}(?![a-z0-9])", low) is not None
 
 
 def expand_query(query: str, groups: Sequence[Sequence[str]]) -> tuple[str, list[str]]:
