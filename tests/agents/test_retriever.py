@@ -112,6 +112,29 @@ def test_superseded_hit_brings_the_current_clause_and_ranks_below_it(policy: Any
     assert old.scores["status"] < 1.0
 
 
+def test_version_and_reference_edges_are_read_once_per_store_version(policy: Any, add_doc) -> None:
+    calls = []
+    read = policy.edges
+
+    def counted(ids, kind=None, direction="out"):
+        calls.append((tuple(ids), kind, direction))
+        return read(ids, kind=kind, direction=direction)
+
+    policy.edges = counted
+    r = Retriever(policy)
+    question = route("报销比例为80% 退休人员为85%")
+    first = ids(r.retrieve(question, k=5))
+    looked = len(calls)
+    assert looked and ids(r.retrieve(question, k=5)) == first
+    assert len(calls) == looked  # the same lookups again, answered without the store
+    # a write is a new store version: a newer edition's SUPERSEDES edge is seen at once
+    add_doc(policy, "v2025", "医疗保障待遇办法（2025年修订）", [
+        ("第七条", "职工住院医疗费用报销比例调整为88%，退休人员调整为92%。")], publish_date=dt.date(2025, 2, 1))
+    policy.add_edges([Edge(src="v2025", dst="new", kind="SUPERSEDES", phrase="2024年修订版同时废止")])
+    again = ids(r.retrieve(question, k=5))
+    assert len(calls) > looked and "v2025:a7:0" in again
+
+
 def test_pinned_year_prefers_that_version(policy: Any) -> None:
     ev = Retriever(policy).retrieve(Router().route("按照2023年的规定，报销申请应当在出院后几日内提交"), k=3)
     assert ev[0].chunk_id == "old:a9:2"

@@ -51,3 +51,5 @@ RE_NESTED = re.compile(r"\b(?:where|which|who|whose|that|when)\b(?!\s*$)|'s\b|â€
 LEG_WORKERS = 8
 #: counterpart clauses a retriever keeps found (per clause and compared document)
 COUNTERPART_MATCHES = 4096
+#: edge lookups (ids, kind, direction) a retriever keeps answered within one store version
+EDGE_LOOKUPS = 4096

@@ -39,7 +39,7 @@ from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Literal
 
 from agentic_rag.agents.retriever import constants as C
 from agentic_rag.agents.retriever import multihop
@@ -55,6 +55,7 @@ from agentic_rag.config import RetrievalSettings
 from agentic_rag.types import (
     POSITION_WEIGHTS,
     Chunk,
+    Edge,
     Evidence,
     Filter,
     RouteDecision,
@@ -377,7 +378,7 @@ class Retriever:
         out: dict[str, float] = {}
         t0 = time.perf_counter()
         seed_score = dict(seeds)
-        edges = [e for e in self.store.edges([c for c, _ in seeds], kind="REFERENCES", direction="out")
+        edges = [e for e in self._clauses.edges(self.store, [c for c, _ in seeds], kind="REFERENCES", direction="out")
                  if e.dst != e.src]
         # a seed shares its weight among the clauses it cites (as PageRank does): "详见第七条"
         # passes on nearly all of it, a clause citing five others a fifth to each
@@ -415,7 +416,7 @@ class Retriever:
         if chunk.status != "active" and not (pinned and chunk.is_version(pinned)):
             while steps < C.SUPERSEDES_HOPS:  # newer -> older edges, walked backwards
                 steps += 1
-                newer = [e.src for e in self.store.edges([doc], kind="SUPERSEDES", direction="in")]
+                newer = [e.src for e in self._clauses.edges(self.store, [doc], kind="SUPERSEDES", direction="in")]
                 if not newer:
                     break
                 doc = newer[0]
@@ -428,7 +429,7 @@ class Retriever:
         if pinned and not chunk.is_version(pinned):
             while steps < 2 * C.SUPERSEDES_HOPS:
                 steps += 1
-                older = [e.dst for e in self.store.edges([doc], kind="SUPERSEDES", direction="out")]
+                older = [e.dst for e in self._clauses.edges(self.store, [doc], kind="SUPERSEDES", direction="out")]
                 if not older:
                     break
                 doc = older[0]
@@ -537,7 +538,7 @@ class Retriever:
             out.insert(at, cid)
 
         amended_by: dict[str, list[str]] = {}  # clause -> the amending items that change it
-        for e in self.store.edges(order[:C.COUNTERPART_SEEDS], kind="REFERENCES", direction="in"):
+        for e in self._clauses.edges(self.store, order[:C.COUNTERPART_SEEDS], kind="REFERENCES", direction="in"):
             if e.amends and e.src not in amended_by.setdefault(e.dst, []):
                 amended_by[e.dst].append(e.src)
         for cid in order[:C.COUNTERPART_SEEDS]:
@@ -546,7 +547,7 @@ class Retriever:
                 continue  # a title, preamble or signature line states no rule to compare
             # a clause that defers to one or two others ("具体比例详见第十二条") is answered
             # by them: they follow it, whatever their own keyword score
-            refs = _unique(e.dst for e in self.store.edges([cid], kind="REFERENCES", direction="out")
+            refs = _unique(e.dst for e in self._clauses.edges(self.store, [cid], kind="REFERENCES", direction="out")
                            if e.dst != cid)
             if 0 < len(refs) <= C.DEFERRAL_FANOUT:
                 self._load(refs)
@@ -563,8 +564,8 @@ class Retriever:
                         place(cid, item)
             # the other versions of its document: the one it supersedes and the one that
             # supersedes it (a question pinned to an old year still needs the current rule)
-            older = [e.dst for e in self.store.edges([chunk.doc_id], kind="SUPERSEDES", direction="out")]
-            newer = [e.src for e in self.store.edges([chunk.doc_id], kind="SUPERSEDES", direction="in")]
+            older = [e.dst for e in self._clauses.edges(self.store, [chunk.doc_id], kind="SUPERSEDES", direction="out")]
+            newer = [e.src for e in self._clauses.edges(self.store, [chunk.doc_id], kind="SUPERSEDES", direction="in")]
             versions = _unique(d for d in [*newer[:1], *older] if d != chunk.doc_id)
             for doc in versions[:C.COUNTERPART_DOCS]:
                 match = self._counterpart(chunk, doc)
@@ -809,6 +810,8 @@ class _ClauseCache:
         self._docs: OrderedDict[str, list[tuple[Chunk, frozenset[str]]]] = OrderedDict()
         #: (clause id, its text, document, threshold) -> that document's counterpart clause
         self._matches: OrderedDict[tuple[str, str, str, float], str | None] = OrderedDict()
+        #: (ids, edge kind, direction) -> the store's edges for them
+        self._edges: OrderedDict[tuple[tuple[str, ...], str, str], list[Edge]] = OrderedDict()
         self._version: int | None = None
         self._lock = threading.Lock()
 
@@ -817,6 +820,7 @@ class _ClauseCache:
             if version is None or version != self._version:
                 self._docs.clear()
                 self._matches.clear()
+                self._edges.clear()
                 self._version = version
 
     def counterpart(self, key: tuple[str, str, str, float], find: Callable[[], str | None]) -> str | None:
@@ -831,6 +835,22 @@ class _ClauseCache:
             self._matches[key] = found
             while len(self._matches) > C.COUNTERPART_MATCHES:
                 self._matches.popitem(last=False)
+        return found
+
+    def edges(self, store: Any, ids: Sequence[str], *, kind: str, direction: Literal["out", "in"]) -> list[Edge]:
+        """``store.edges(ids, kind=kind, direction=direction)``, kept like the clauses: the same
+        documents' version and reference edges are looked up question after question."""
+        key = (tuple(ids), kind, direction)
+        with self._lock:
+            got = self._edges.get(key)
+            if got is not None:
+                self._edges.move_to_end(key)
+                return got
+        found = list(store.edges(list(ids), kind=kind, direction=direction))
+        with self._lock:
+            self._edges[key] = found
+            while len(self._edges) > C.EDGE_LOOKUPS:
+                self._edges.popitem(last=False)
         return found
 
     def get(self, store: Any, doc_id: str) -> list[tuple[Chunk, frozenset[str]]]:
@@ -854,14 +874,6 @@ def _store_version(store: Any) -> int | None:
     except Exception:  # a backend without one, or a failed read: caching is only an optimization
         return None
     return version if isinstance(version, int) else None
-
-
-
-
-
-
-
-
 
 
 def _norm_query(text: str) -> str:
