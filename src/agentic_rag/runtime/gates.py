@@ -114,7 +114,8 @@ class Gates:
         # the rules' narrower query runs too: a plan that misses the point then costs a
         # search, not the round
         ran = {normalize_query(q) for q in already_run}
-        proposed = [q for q in out.queries if not echoes_schema(q, prompts.RetrievalPlan, route.question)]
+        asked = self.key_terms(route.question)
+        proposed = [q for q in out.queries if not echoes_schema(q, prompts.RetrievalPlan, asked)]
         if not proposed:
             self.tracer.fallback("plan", "the planned queries repeat the output schema, not the question",
                                  args={"queries": rules, "proposed": out.queries})
@@ -301,12 +302,13 @@ def _every_anchor_found(route: RouteDecision, evidence: Sequence[Evidence]) -> b
     return bool(wanted) and all(named_in_sources(a, list(evidence)[:8]) for a in wanted)
 
 
-def echoes_schema(text: str, schema: type[BaseModel], question: str) -> bool:
+def echoes_schema(text: str, schema: type[BaseModel], question_terms: Sequence[str]) -> bool:
     """Whether a model's ``text`` (a query it proposes) is made of the words of the JSON schema
-    it was shown rather than of the question: a small model copies its schema ("maxLength",
-    "items:{"). Text without a content word counts too; a word of the question never does."""
+    it was shown rather than of the question (its :func:`key_terms`): a small model copies its
+    schema ("maxLength", "items:{"). Text without a content word counts too; a word of the
+    question never does."""
     words = set(key_terms(text))
-    return not words or (words <= _schema_words(schema) and not words & set(key_terms(question)))
+    return not words or (words <= _schema_words(schema) and not words & set(question_terms))
 
 
 @functools.lru_cache(maxsize=32)

@@ -326,10 +326,8 @@ class AgentRuntime:
             except LLMFallback as exc:
                 run.tracer.fallback("route", exc.reason)
             else:
-                candidate = _route_from_llm(question, route, out, known=_intents(self.router))
-                validate = getattr(self.router, "from_candidate", None)
-                proposed = validate(question, candidate.model_dump(mode="json")) if validate else candidate
-                if echoes_schema(out.query, prompts.RouterOutput, question):
+                proposed = self._validated(question, route, out)
+                if proposed is None:
                     run.tracer.fallback("route", f"the LLM's query {out.query[:60]!r} repeats the output "
                                                  f"schema, not the question: the rules' route stands")
                 elif not proposed.fallback:
@@ -341,6 +339,15 @@ class AgentRuntime:
                         fallback="low confidence: default route" if route.fallback else None,
                         detail=f"prompts {prompts.PROMPT_VERSION}")
         return route
+
+    def _validated(self, question: str, route: RouteDecision, out: prompts.RouterOutput) -> RouteDecision | None:
+        """The LLM's route over the rules' ``route``, validated by the Router; None when its
+        query only repeats the output schema (searched as it is, it would answer something else)."""
+        if echoes_schema(out.query, prompts.RouterOutput, key_terms(question)):
+            return None
+        candidate = _route_from_llm(question, route, out, known=_intents(self.router))
+        validate = getattr(self.router, "from_candidate", None)
+        return validate(question, candidate.model_dump(mode="json")) if validate else candidate
 
     def _retrieve(self, run: _Run, route: RouteDecision, queries: Sequence[str], *,
                   timeout_s: float | None = None) -> list[Evidence]:
@@ -904,6 +911,7 @@ class AgentRuntime:
 
 _NO_USAGE = Usage()  # a run without an LLM (read only)
 _NEVER = threading.Event()  # the abort flag of a run nobody can abort (never set: only read)
+
 
 def _trace_call(tracer: Tracer, meter: MeteredLLM | None, call: LLMCall) -> None:
     """One ``llm`` trace event per LLM call made: the prompt it answered (by its schema), its

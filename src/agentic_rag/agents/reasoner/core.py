@@ -474,8 +474,7 @@ class Reasoner:
             # the chunk's context and heading are the same for each of its sentences: the
             # question words they mention are looked up once per chunk
             in_context = {t.key for t in plan.terms if _covers(context, t, chunk)}
-            in_head = {k for k in in_context
-                       if _covers(head, next(t for t in plan.terms if t.key == k), chunk)}
+            in_head = {t.key for t in plan.terms if t.key in in_context and _covers(head, t, chunk)}
             factor = _version_factor(chunk, route)
             years = {str(y) for y in route.slots.years} - {route.version}
             dense = dense_signal(ev.scores["vector"]) if "vector" in ev.scores else (0.0 if dense_leg else None)
@@ -796,16 +795,14 @@ class Reasoner:
                         item = f"{value}（{len(idx)}处来源）" if lang == "zh" else f"{value} ({len(idx)} sources)"
                     items.append(item + "".join(dict.fromkeys(markers[i] for i in idx)))
                 text = render(lang, "undecided", values=("；" if lang == "zh" else "; ").join(items)).rstrip("。.")
-                sentences.append(AnswerSentence(text=text, citations=[v.chunk_id for v in conflict.values]))
-                pieces.append(text)
-                continue
-            losers = ("；" if lang == "zh" else "; ").join(
-                render(lang, "loser", source=_source(v, lang, same_title), value=v.value,
-                       state=STATE_WORDS[lang][_status_of(v.chunk_id, decision)])
-                for v in loser_values)
-            text = render(lang, "conflict", winner=_source(winner, lang, same_title), value=winner.value,
-                          rule=_rule_words(decision, lang), losers=losers)
-            text = text.rstrip("。.") + "".join(markers)
+            else:
+                losers = ("；" if lang == "zh" else "; ").join(
+                    render(lang, "loser", source=_source(v, lang, same_title), value=v.value,
+                           state=STATE_WORDS[lang][_status_of(v.chunk_id, decision)])
+                    for v in loser_values)
+                text = render(lang, "conflict", winner=_source(winner, lang, same_title), value=winner.value,
+                              rule=_rule_words(decision, lang), losers=losers)
+                text = text.rstrip("。.") + "".join(markers)
             sentences.append(AnswerSentence(text=text, citations=[v.chunk_id for v in conflict.values]))
             pieces.append(text)
         return Answer(question=question, text=_join(lang, pieces), status=status,

@@ -600,7 +600,6 @@ class Retriever:
         return self._clauses.counterpart((chunk.chunk_id, chunk.text, doc_id, min_sim),
                                          lambda: _most_alike(chunk, candidates, min_sim))
 
-
     def _dedupe(self, ordered: list[str], k: int, route: RouteDecision,
                 trace: list[TraceEvent]) -> list[str]:
         """Drop near-duplicate text from another document, keeping the current/newer copy (the
@@ -826,45 +825,31 @@ class _ClauseCache:
     def counterpart(self, key: tuple[str, str, str, float], find: Callable[[], str | None]) -> str | None:
         """The counterpart found for ``key`` before (the same top clauses are compared with the
         same documents question after question), else ``find()``'s, kept."""
-        with self._lock:
-            if key in self._matches:
-                self._matches.move_to_end(key)
-                return self._matches[key]
-        found = find()
-        with self._lock:
-            self._matches[key] = found
-            while len(self._matches) > C.COUNTERPART_MATCHES:
-                self._matches.popitem(last=False)
-        return found
+        return self._kept(self._matches, key, find, C.COUNTERPART_MATCHES)
 
     def edges(self, store: Any, ids: Sequence[str], *, kind: str, direction: Literal["out", "in"]) -> list[Edge]:
         """``store.edges(ids, kind=kind, direction=direction)``, kept like the clauses: the same
         documents' version and reference edges are looked up question after question."""
-        key = (tuple(ids), kind, direction)
-        with self._lock:
-            got = self._edges.get(key)
-            if got is not None:
-                self._edges.move_to_end(key)
-                return got
-        found = list(store.edges(list(ids), kind=kind, direction=direction))
-        with self._lock:
-            self._edges[key] = found
-            while len(self._edges) > C.EDGE_LOOKUPS:
-                self._edges.popitem(last=False)
-        return found
+        return self._kept(self._edges, (tuple(ids), kind, direction),
+                          lambda: list(store.edges(list(ids), kind=kind, direction=direction)), C.EDGE_LOOKUPS)
 
     def get(self, store: Any, doc_id: str) -> list[tuple[Chunk, frozenset[str]]]:
+        return self._kept(self._docs, doc_id,
+                          lambda: [(c, char_bigrams(c.text)) for c in store.chunks(doc_id) if c.clause], self.size)
+
+    def _kept(self, table: OrderedDict, key: Any, make: Callable[[], Any], limit: int) -> Any:
+        """``table[key]``, made by ``make()`` (outside the lock) and kept when it is not there;
+        at most ``limit`` entries, the least recently used dropped first."""
         with self._lock:
-            got = self._docs.get(doc_id)
-            if got is not None:
-                self._docs.move_to_end(doc_id)
-                return got
-        clauses = [(c, char_bigrams(c.text)) for c in store.chunks(doc_id) if c.clause]
+            if key in table:
+                table.move_to_end(key)
+                return table[key]
+        value = make()
         with self._lock:
-            self._docs[doc_id] = clauses
-            while len(self._docs) > self.size:
-                self._docs.popitem(last=False)
-        return clauses
+            table[key] = value
+            while len(table) > limit:
+                table.popitem(last=False)
+        return value
 
 
 def _store_version(store: Any) -> int | None:
