@@ -187,6 +187,12 @@ class RuntimeSettings(_Section):
     max_query_chars: int = Field(300, ge=10, le=10_000)
 
 
+#: the deterministic runs one worker answers at once over the embedded store (see
+#: ``ServerSettings.max_concurrent_runs``): one holds the interpreter lock while the other
+#: waits in SQLite or numpy, which release it
+CPU_BOUND_RUNS = 2
+
+
 class ServerSettings(_Section):
     """``arag serve``: limits and behaviour of the HTTP service (host/port/workers are flags)."""
 
@@ -204,12 +210,18 @@ class ServerSettings(_Section):
     #: deterministic answer is made here instead
     reasoner: Literal["local", "queue"] = "local"
     #: deterministic runs (no LLM) answered at once per worker process; the others wait their
-    #: turn. They are CPU-bound under one interpreter lock, so with one worker a small number
-    #: (2) keeps the slowest ones from waiting longest; with several workers, whose keep-alive
-    #: connections are seldom spread evenly, a busy worker then cannot use a core its neighbour
-    #: leaves idle (bench/serve.py). LLM-backed runs and deadline fallbacks are not limited.
-    #: 0 = no limit
-    max_concurrent_runs: int = Field(0, ge=0, le=1000)
+    #: turn without using CPU. Over the embedded store the runs are CPU-bound under one
+    #: interpreter lock, so a few at once (2) keep the slowest from waiting longest; over
+    #: PostgreSQL a run mostly waits on the server, and a limit would only leave it idle.
+    #: None (the default) = 2 over the embedded store, no limit over PostgreSQL; 0 = no limit.
+    #: LLM-backed runs and deadline fallbacks are not limited (bench/serve.py measures it)
+    max_concurrent_runs: int | None = Field(None, ge=0, le=1000)
+
+    def run_slots(self, store: StoreSettings) -> int:
+        """How many deterministic runs one worker answers at once (0 = no limit)."""
+        if self.max_concurrent_runs is not None:
+            return self.max_concurrent_runs
+        return 0 if store.url is not None else CPU_BOUND_RUNS
 
 
 class StateSettings(_Section):

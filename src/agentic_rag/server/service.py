@@ -84,7 +84,7 @@ class Service:
         self._celery: Any = None
         self._lock = threading.Lock()
         self._ingest_lock = threading.Lock()
-        slots = settings.server.max_concurrent_runs
+        slots = settings.server.run_slots(settings.store)
         self._run_slots = threading.BoundedSemaphore(slots) if slots else None
 
     # ------------------------------------------------------------------ lifecycle
