@@ -320,6 +320,14 @@ def test_a_follow_up_that_asks_how_much_gets_its_own_sentence():
     assert "300元" in a.text and "应当向劳动者发放高温津贴" in a.text
 
 
+def test_a_follow_up_that_asks_where_gets_the_sentence_with_the_place():
+    rules = dict(title="江北市居住证管理办法", published=dt.date(2024, 2, 1), authority="江北市公安局")
+    scope = make_chunk("card", "1", "第一条 本办法所称居住证，是指在本市居住半年以上的人员申领的证件。", **rules)
+    where = make_chunk("card", "5", "第五条 申领人应当到居住地派出所或者通过江北市政务服务网提交申请。", **rules)
+    a = ask("办居住证要准备什么？去哪儿交？", ev(scope, where))
+    assert "派出所" in a.text
+
+
 def test_a_special_case_the_question_does_not_mention_ranks_below_the_general_rule():
     doc = dict(title="医保待遇办法", published=dt.date(2024, 6, 20), authority="江南省医疗保障局")
     special = make_chunk("d", "7", "第七条 临时外出就医人员跨省异地住院的，支付比例降低15个百分点。", **doc)

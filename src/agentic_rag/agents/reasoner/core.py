@@ -401,11 +401,12 @@ class Reasoner:
             keys = {t.key for t in content_terms(piece)}
             part = [t for t in terms if t.key in keys or (t.cjk and t.text in piece)]
             if not part:
-                if parts and wanted(piece).quantity:
-                    # "……要给补贴吗？给多少？": a follow-up that names no subject asks for the
-                    # amount of the previous part's subject, and wants its own sentence: one
-                    # that states a value
-                    parts.append(_Part(parts[-1].terms, wanted(piece), needs_value=True))
+                follow = wanted(piece)
+                if parts and (follow.quantity or follow.answer_type in CONSTRAINING):
+                    # "……要给补贴吗？给多少？", "……要办什么手续？在哪办？": a follow-up that
+                    # names no subject asks for the amount (the place, the date ...) of the
+                    # previous part's subject, and wants its own sentence: one that states it
+                    parts.append(_Part(parts[-1].terms, follow, needs_value=follow.quantity))
                 continue
             wants = wanted(piece)
             pieces.append(_Part(part, wants))
