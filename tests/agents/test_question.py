@@ -4,7 +4,15 @@ from __future__ import annotations
 
 import pytest
 
-from agentic_rag.agents.reasoner.question import analyze, carries, lists_items
+from agentic_rag.agents.reasoner.question import (
+    analyze,
+    asked_count_unit,
+    carries,
+    lists_items,
+    names_new,
+    new_quantity_kinds,
+    quotes_new_name,
+)
 
 
 @pytest.mark.parametrize("question, kind", [
@@ -67,3 +75,48 @@ def test_enumerations_are_recognised_as_lists() -> None:
     assert lists_items("Countries requiring a visa letter: India, Peru, Ghana")
     assert lists_items("可以通过网站、App或者线下窗口办理")
     assert not lists_items("Each request is reviewed within a week")
+
+
+def test_the_question_own_title_in_title_marks_is_no_new_name() -> None:
+    question = "《山海谣》的作曲是谁"
+    assert not names_new("为《山海谣》寻找一位作曲，是剧组开机前最难的事。", question)
+    assert names_new("《山海谣》的作曲由青年音乐人林晓舟担任。", question)
+    assert names_new("剧组另请了《北风》的原班人马。", question)  # a title the question does not give
+
+
+def test_a_person_is_not_named_by_a_title_or_a_phrase_in_quotes() -> None:
+    question = "纪录片《归途》的摄影是谁"
+    assert not names_new("拍摄《归途》时，“慢下来”成了剧组的口头禅。", question, "person")
+    assert not names_new("剧组此前拍过《北风》。", question, "person")
+    assert names_new("《归途》在青川县取景。", question, "person")  # a place may be a team's name
+    assert names_new("《归途》的摄影由周砚秋担任。", question, "person")
+
+
+@pytest.mark.parametrize("question, unit", [
+    ("这趟夜班大巴上有多少人？", "人"),
+    ("How many people signed the petition?", "人"),
+    ("一年最多能补办几次？", "次"),
+    ("全市有几家定点药店", "家"),
+    ("补贴多少钱？", None),
+    ("试用期几个月？", None),
+])
+def test_the_unit_a_how_many_question_counts_in(question: str, unit: str | None) -> None:
+    assert asked_count_unit(question) == unit
+
+
+def test_a_count_of_other_things_is_not_the_count_asked() -> None:
+    question = "这趟夜班大巴上有多少人？"
+    assert new_quantity_kinds("凌晨两点，一辆夜班大巴在山路侧翻。", question) == {"other_count"}
+    assert new_quantity_kinds("车上共有38名乘客。", question) == {"count"}
+
+
+def test_a_countdown_in_quotation_marks_is_no_name() -> None:
+    question = "今年读书节的口号是什么"
+    assert not quotes_new_name("主持人带领全场倒数“3、2、1”，揭晓了读书节口号。", question)
+    assert quotes_new_name("读书节口号为“书香满城”。", question)
+
+
+def test_an_economic_total_is_not_answered_by_its_growth_rate() -> None:
+    assert not carries("number", "去年全县GDP增速为6.2%，高于全省平均水平。", "青川县去年的GDP是多少")
+    assert carries("number", "去年全县GDP为318亿元。", "青川县去年的GDP是多少")
+    assert carries("number", "去年全县GDP增速为6.2%。", "青川县去年的GDP增长了多少")

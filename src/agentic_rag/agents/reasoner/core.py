@@ -543,7 +543,7 @@ class Reasoner:
             fit = C.NEW_VALUE + (C.KIND_MATCH if wants.kinds & kinds else 0.0)
         elif wants.answer_type in _NAME_TYPES and carries(wants.answer_type, s.text, plan.question):
             # a proper name the question does not give (南宁, "Nick Hexum") beats a role word
-            fit = C.SHAPE_MATCH + (C.NEW_NAME if names_new(s.text, plan.question) else 0.0)
+            fit = C.SHAPE_MATCH + (C.NEW_NAME if names_new(s.text, plan.question, wants.answer_type) else 0.0)
             if wants.answer_type == "name" and is_cjk(plan.question) and quotes_new_name(s.text, plan.question):
                 fit += C.QUOTED_NAME  # what a thing is called is written in quotes: 吉祥物“冰墩墩”
         elif wants.answer_type == "definition" and reads_as_procedure(s.text) \

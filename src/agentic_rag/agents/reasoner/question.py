@@ -281,7 +281,7 @@ def carries(answer_type: AnswerType, sentence: str, question: str = "") -> bool:
 
 #: a question about a count or a sum ("交付量", "销量", "revenue") is not answered by a rate or
 #: a period unless it asks for one ("同比增长多少", "how long")
-_COUNT_HEAD = re.compile(r"(?:人数|数量|总数|次数|销量|产量|总产量|营收|收入|票房|产值|金额|规模|吞吐量|交付量|"
+_COUNT_HEAD = re.compile(r"(?:人数|数量|总数|次数|销量|产量|总产量|营收|收入|票房|产值|GDP|生产总值|金额|规模|吞吐量|交付量|"
                          r"净利润|利润|总额|人口|议席|席位)\s*(?:是|为|有)?\s*(?:多少)?\s*[？?]?\s*$|"
                          r"\b(?:revenue|sales|deliveries|population|attendance|turnover)\b", re.I)
 _ASKS_RATE = re.compile(r"比例|比率|[^\s，,]率|百分|几成|增长|增速|增幅|下降|降幅|上涨|涨幅|占比|份额|"
@@ -312,6 +312,9 @@ def _states_amount(sentence: str, question: str) -> bool:
     rest = _ORDINAL.sub(" ", _DATE_EXPR.sub(" ", sentence))
     stated = extract_quantities(rest)
     found = [q for q in stated if q.kind != "date" and q.raw and q.raw not in question]
+    unit = asked_count_unit(question)
+    if unit is not None:  # "有多少人" is not answered by "一辆大巴"
+        found = [q for q in found if q.kind != "count" or q.unit == unit]
     if _COUNT_HEAD.search(question):
         found = [q for q in found if (q.kind != "percent" or _ASKS_RATE.search(question))
                  and (q.kind != "duration" or _ASKS_PERIOD.search(question))]
@@ -323,10 +326,12 @@ def _states_amount(sentence: str, question: str) -> bool:
     return _carries("number", _without(rest, question))
 
 
-def names_new(sentence: str, question: str) -> bool:
+def names_new(sentence: str, question: str, answer_type: str = "") -> bool:
     """Whether ``sentence`` names someone or something the question does not (a proper name,
-    not just a role or a place word): the likelier answer to who / where / which body."""
-    return _has_name(_without(sentence, question))
+    not just a role or a place word): the likelier answer to who / where / which body. For a
+    person (or the team a "who won" asks about), a title in 《》 or a phrase in quotation marks
+    (scare quotes: “没有网感”) names no one."""
+    return _has_name(_without(sentence, question), person=answer_type == "person")
 
 
 #: a name given in quotation marks or title marks: how text writes what a thing is called
@@ -339,8 +344,12 @@ def quotes_new_name(sentence: str, question: str) -> bool:
     contain: the form in which Chinese text states what something is called (叫什么, 名称).
     (English quotes more often give the title of a work, which is no answer to "the name of
     the band".)"""
-    return any(name.strip() and name.strip() not in question
+    return any(_WORDY.search(name) and name.strip() not in question
                for m in QUOTED_NAME.finditer(sentence) for name in m.groups() if name)
+
+
+#: a name has letters or characters: a countdown in quotation marks (“5、4、3、2、1”) is none
+_WORDY = re.compile(r"[^\W\d_]")
 
 
 @lru_cache(maxsize=16384)
@@ -349,6 +358,8 @@ def _without(sentence: str, question: str) -> str:
     from agentic_rag.text.terms import segment
 
     out = sentence
+    for m in QUOTED_NAME.finditer(question):  # a title the question gives is one word: 《山海谣》
+        out = out.replace(m.group(0), " ")
     for word in sorted({w for w in segment(question) if len(w) >= 2 or w.isdigit()}, key=len, reverse=True):
         if re.fullmatch(r"[\u3400-\u9fff]+", word):
             out = out.replace(word, " ")
@@ -366,14 +377,32 @@ _DATE_EXPR = re.compile(r"\b(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|
 
 def new_quantity_kinds(sentence: str, question: str) -> frozenset[str]:
     """Kinds of the quantities ``sentence`` states that ``question`` does not name itself
-    (dates not counted as amounts: a "how much" answer needs more than the year asked about)."""
+    (dates not counted as amounts: a "how much" answer needs more than the year asked about).
+    A count of other things than the question counts ("一架客机" for "有多少人") is of kind
+    ``other_count``: it states a value, but not the one asked."""
     return _new_kinds(sentence, question)
+
+
+#: where a question asks for a count: the counted unit follows (多少人, 几次, how many people)
+_HOW_MANY = re.compile(r"多少|几(?![乎个月天年])|\bhow many\b", re.I)
+
+
+@lru_cache(maxsize=4096)
+def asked_count_unit(question: str) -> str | None:
+    """The unit a "how many" question counts in (人 for 多少人 / 几名 / "how many people", 次
+    for 几次), read by the same quantity reader the evidence goes through, with a number in
+    place of the question word; None when it names none (多少, 多少钱)."""
+    probe = _HOW_MANY.sub(lambda m: "2 " if m.group(0).isascii() else "2", question)
+    units = {q.unit for q in extract_quantities(probe) if q.kind == "count" and q.raw.startswith("2")}
+    return units.pop() if len(units) == 1 else None
 
 
 @lru_cache(maxsize=16384)
 def _new_kinds(sentence: str, question: str) -> frozenset[str]:
     rest = _without(sentence, question) if question else sentence
-    return frozenset(q.kind for q in extract_quantities(rest))
+    unit = asked_count_unit(question) if question else None
+    return frozenset("other_count" if q.kind == "count" and unit is not None and q.unit != unit else q.kind
+                     for q in extract_quantities(rest))
 
 
 @lru_cache(maxsize=16384)
@@ -398,14 +427,25 @@ def _carries(answer_type: str, sentence: str) -> bool:
     return names or bool(_PLACE_WORDS.search(sentence))  # place
 
 
-def _has_name(sentence: str) -> bool:
+#: a transliterated name with a middle dot, or a name in title or quotation marks; the marks
+#: must hold a word of their own, not only the blanks where the question's words were taken
+#: out ("《 》" of "《人世间》的编剧是谁")
+_DOTTED_NAME = re.compile(r"[\u3400-\u9fff][·・•][\u3400-\u9fff]")
+_MARKED_NAME = re.compile(r"《\s*[^》\s][^》]*》|“(?=[^”]*[^”\s])[^”]{2,12}”|"
+                          r"‘(?=[^’]*[^’\s])[^’]{2,12}’|「(?=[^」]*[^」\s])[^」]{2,12}」")
+
+
+def _has_name(sentence: str, *, person: bool = False) -> bool:
     """A proper name: a capitalised word not opening the sentence, an all-caps acronym, a
     transliterated name with a middle dot (凯尔·内斯), a quoted or 《titled》 name, a Chinese
     personal, place or organisation name in jieba's dictionary, or a word of three or more
-    characters it does not list (an unknown name: its characters are kept together)."""
-    if _NAME_EN.search(sentence.strip()) or re.search(r"[\u3400-\u9fff][·・•][\u3400-\u9fff]|《[^》]+》|“[^”]{2,12}”|"
-                                                      r"‘[^’]{2,12}’|「[^」]{2,12}」", sentence):
+    characters it does not list (an unknown name: its characters are kept together).
+    ``person``: not the names written in marks (titles of works, quoted phrases)."""
+    if _NAME_EN.search(sentence.strip()) or _DOTTED_NAME.search(sentence) \
+            or not person and _MARKED_NAME.search(sentence):
         return True
+    if person:
+        sentence = _MARKED_NAME.sub(" ", sentence)
     from agentic_rag.text.terms import segment
 
     return any(len(tok) >= 2 and re.fullmatch(r"[\u3400-\u9fff]+", tok) and is_proper_name(tok)
