@@ -12,6 +12,7 @@ from agentic_rag.agents.reasoner.question import (
     names_new,
     new_quantity_kinds,
     quotes_new_name,
+    restates_question,
 )
 
 
@@ -120,3 +121,11 @@ def test_an_economic_total_is_not_answered_by_its_growth_rate() -> None:
     assert not carries("number", "去年全县GDP增速为6.2%，高于全省平均水平。", "青川县去年的GDP是多少")
     assert carries("number", "去年全县GDP为318亿元。", "青川县去年的GDP是多少")
     assert carries("number", "去年全县GDP增速为6.2%。", "青川县去年的GDP增长了多少")
+
+
+def test_a_sentence_that_asks_the_question_again_answers_nothing() -> None:
+    question = "这款路由器用的是什么芯片"
+    assert restates_question("很多读者想知道这款路由器用的是什么芯片，下面一起来看。", question)
+    assert not carries("other", "以上就是这款路由器是什么芯片的全部内容。", question)
+    assert carries("other", "这款路由器采用联发科MT7981芯片。", question)
+    assert not restates_question("几乎所有型号都支持WiFi 6。", "这款路由器有几根天线")

@@ -270,13 +270,26 @@ def carries(answer_type: AnswerType, sentence: str, question: str = "") -> bool:
 
     The tests are permissive on purpose: they rule out sentences that plainly cannot carry
     the answer (no date at all for a "when" question), never a sentence that might."""
+    if sentence.rstrip().endswith(("？", "?")) or question and restates_question(sentence, question):
+        return False  # a question states nothing
     if answer_type not in CONSTRAINING:
         return True
-    if sentence.rstrip().endswith(("？", "?")):
-        return False  # a question states nothing
     if answer_type == "number" and question:
         return _states_amount(sentence, question)
     return _carries(answer_type, _without(sentence, question) if question else sentence)
+
+
+#: Chinese question words; a sentence using the one its question uses asks it again
+#: ("……想知道使用了什么处理器", "以上就是……是什么处理器的全部内容") rather than answering it
+_WH_ZH = re.compile(r"什么|哪[里儿个些家位种年天]|谁|多少(?!有些)|几(?![乎])|何时|为什么|怎么")
+
+
+def restates_question(sentence: str, question: str) -> bool:
+    """Whether ``sentence`` uses a question word of the (Chinese) ``question``: it restates
+    the question (an embedded question, a page's "以上就是……是什么……" line), it does not
+    answer it."""
+    asked = {m.group(0) for m in _WH_ZH.finditer(question)}
+    return bool(asked) and any(m.group(0) in asked for m in _WH_ZH.finditer(sentence))
 
 
 #: a question about a count or a sum ("交付量", "销量", "revenue") is not answered by a rate or
