@@ -129,3 +129,9 @@ def test_a_sentence_that_asks_the_question_again_answers_nothing() -> None:
     assert not carries("other", "以上就是这款路由器是什么芯片的全部内容。", question)
     assert carries("other", "这款路由器采用联发科MT7981芯片。", question)
     assert not restates_question("几乎所有型号都支持WiFi 6。", "这款路由器有几根天线")
+
+
+def test_a_time_zone_is_no_place() -> None:
+    question = "这次发布会在什么地方举办"
+    assert not carries("place", "发布会定于北京时间9日晚8点开始。", question)
+    assert carries("place", "发布会在杭州国际博览中心举办。", question)

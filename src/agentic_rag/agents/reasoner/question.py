@@ -418,6 +418,11 @@ def _new_kinds(sentence: str, question: str) -> frozenset[str]:
                      for q in extract_quantities(rest))
 
 
+#: a time zone's name is a time, not a place or a name ("北京时间8日", "当地时间19日")
+_CLOCK_ZONE = re.compile(r"(?:北京|当地|美东|美西|东部|西部|中部|太平洋|格林尼治|格林威治|莫斯科|东京|伦敦|巴黎|"
+                         r"欧洲中部|香港|台北|首尔|悉尼)时间")
+
+
 @lru_cache(maxsize=16384)
 def _carries(answer_type: str, sentence: str) -> bool:
     if answer_type == "date":
@@ -430,6 +435,7 @@ def _carries(answer_type: str, sentence: str) -> bool:
             or bool(re.search(r"[零〇一二两三四五六七八九十百千万亿]+余?[个次人名位项元倍成场届家辆件台吨斤米只块]", rest)) \
             or bool(re.search(r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|"
                               r"forty|fifty|hundred|thousand|million|billion|dozen|half|once|twice)\b", rest, re.I))
+    sentence = _CLOCK_ZONE.sub(" ", sentence)  # "北京时间8日" says when, not where
     names = _has_name(sentence)
     if answer_type == "name":
         return names
