@@ -288,8 +288,14 @@ def restates_question(sentence: str, question: str) -> bool:
     """Whether ``sentence`` uses a question word of the (Chinese) ``question``: it restates
     the question (an embedded question, a page's "以上就是……是什么……" line), it does not
     answer it."""
-    asked = {m.group(0) for m in _WH_ZH.finditer(question)}
+    asked = _question_words(question)
     return bool(asked) and any(m.group(0) in asked for m in _WH_ZH.finditer(sentence))
+
+
+@lru_cache(maxsize=4096)
+def _question_words(question: str) -> frozenset[str]:
+    # once per question: ``carries`` asks for every candidate sentence
+    return frozenset(m.group(0) for m in _WH_ZH.finditer(question))
 
 
 #: a question about a count or a sum ("交付量", "销量", "revenue") is not answered by a rate or
