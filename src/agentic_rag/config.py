@@ -91,6 +91,8 @@ class ReasonerWeights(_Section):
     position: float = Field(0.0, ge=0, description="earlier sentences of a chunk")
     rank: float = Field(0.04, ge=0, description="the chunk's retrieval rank")
     coverage: float = Field(1.0, ge=0, description="share of the question's things the evidence mentions")
+    slot: float = Field(0.4, ge=0, description="it says, in the question's own frame, what the question word asks "
+                                               "(orders sentences; abstention leaves it out)")
 
 
 class ReasonerSettings(_Section):

@@ -8,6 +8,7 @@ from agentic_rag.agents.reasoner.question import (
     analyze,
     asked_count_unit,
     carries,
+    fills_slot,
     lists_items,
     names_new,
     new_quantity_kinds,
@@ -135,3 +136,17 @@ def test_a_time_zone_is_no_place() -> None:
     question = "这次发布会在什么地方举办"
     assert not carries("place", "发布会定于北京时间9日晚8点开始。", question)
     assert carries("place", "发布会在杭州国际博览中心举办。", question)
+
+
+@pytest.mark.parametrize("question, sentence, fills", [
+    ("年度颁奖礼将在哪里举行？", "颁奖礼在西湖国际会议中心举行，门票已售罄。", True),
+    ("年度颁奖礼将在哪里举行？", "颁奖礼将于12月3日晚举行。", False),  # a date in the frame is no place
+    ("这款耳机的售价是多少", "新款耳机售价399元", True),
+    ("这款耳机的售价是多少", "耳机售价一直是用户关心的话题，", False),  # nothing new in the frame
+    ("这部纪录片的导演是谁？", "这部纪录片的导演为周晓岚", True),
+    ("谁执导了这部纪录片？", "该片由周晓岚执导", True),
+    ("全县去年招聘了多少名教师？", "全县去年共招聘了126名教师", True),
+    ("How much does the ticket cost?", "The ticket costs 20 dollars.", False),  # Chinese frames only
+])
+def test_a_sentence_fills_the_place_of_the_question_word(question: str, sentence: str, fills: bool) -> None:
+    assert fills_slot(sentence, question) is fills

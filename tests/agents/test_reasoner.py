@@ -325,6 +325,12 @@ def test_the_old_version_of_a_chosen_sentence_is_weighed_even_without_the_questi
     ("山路大巴侧翻事故通报", "青川县应急管理局",
      "8月2日凌晨，一辆夜班大巴在青川县山路侧翻。", "经核实，事发时大巴上共有38名乘客，均已送医。",
      "侧翻的夜班大巴上有多少人？", ["38名"]),
+    # "where is it held" is answered by the sentence that says "held at ...", not by the one that
+    # mentions every word of the question and a date
+    ("秋季马拉松赛事通告", "江州市体育局",
+     "江州日报讯 记者从市体育局获悉，第十届江州国际马拉松将于11月6日上午7时30分举行，届时全城交通管制。",
+     "第十届江州国际马拉松新闻发布会昨日召开。按照赛事安排，本届比赛在滨江奥体中心举行，赛道全长42.195公里。",
+     "第十届江州国际马拉松将在哪里举行？", ["滨江奥体中心"]),
 ])
 def test_each_thing_asked_gets_a_sentence_that_states_it(title, authority, first, second, question, expected):
     meta = dict(title=title, published=dt.date(2024, 5, 20), authority=authority)
@@ -478,3 +484,13 @@ def test_the_evidence_score_is_recorded_for_calibration():
     answer = ask("异地就医备案需要提前几天办理？", ev(FILING, RATES))
     event = next(e for e in answer.trace if e.kind == "reason")
     assert event.args["evidence_score"] > event.args["abstain_below"]
+
+
+def test_a_sentence_in_the_question_s_frame_about_another_matter_is_no_answer():
+    # "出口交货值增长12.5%" fills "……增长了多少" as well as the value asked would; that orders the
+    # sentences about the matter, it does not make the documents speak of the matter
+    meta = dict(title="全市经济运行情况通报", published=dt.date(2024, 7, 10), authority="江州市统计局")
+    a = ask("今年全市工业增加值增长了多少？", ev(make_chunk("doc", "1", "今年全市出口交货值增长12.5%，增速高于全省平均水平。", **meta),
+                                            make_chunk("doc", "2", "全市规模以上企业数量达到1200家。", **meta)))
+    assert a.status == "abstained", a.text
+    assert "工业增加值" in a.text

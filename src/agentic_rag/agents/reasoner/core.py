@@ -77,6 +77,7 @@ from agentic_rag.agents.reasoner.question import (
     Asked,
     analyze,
     carries,
+    fills_slot,
     is_proper_name,
     lists_items,
     names_new,
@@ -148,6 +149,8 @@ class _Sentence:
     dense: float | None = None  # the dense signal of its chunk (scoring.dense_signal)
     has_quantity: bool = False
     matches_asked: bool = False
+    fills_slot: bool = False  # it says something where the question's question word stands
+    support: float = 0.0  # its score as evidence that it is about the matter (abstention reads it)
     #: the sentence of another passage that names this one's subject (the hop before it)
     link: _Sentence | None = None
 
@@ -224,11 +227,12 @@ class Reasoner:
         if compared is not None:
             answer = self.verify(compared, usable)
             trace.append(TraceEvent(kind="reason", duration_ms=(time.perf_counter() - t0) * 1000,
-                                    args=self._score_args(candidates[0].score if candidates else 0.0),
+                                    args=self._score_args(max((s.support for s in candidates), default=0.0)),
                                     evidence_ids=[c.chunk_id for c in answer.citations],
                                     detail=f"two-thing question decided: {answer.sentences[0].text[:60]}"))
             return answer.model_copy(update={"trace": [*answer.trace, *trace]})
-        best, why = abstention.verdict([(s.text, s.score) for s in candidates], plan.wants.answer_type,
+        by_support = sorted(candidates, key=lambda s: -s.support)
+        best, why = abstention.verdict([(s.text, s.support) for s in by_support], plan.wants.answer_type,
                                        plan.question, self.settings.abstain_below)
         lead = next((s for s in candidates if carries(plan.wants.answer_type, s.text, plan.question)), None)
         signals = self._lead_signals(lead, plan, usable)
@@ -497,10 +501,13 @@ class Reasoner:
                 sent.kinds = {q.kind for q in quantities}
                 sent.matches_asked = any(same_value(a, q) for a in plan.asked for q in quantities)
                 sent.bigram = _bigram_share(plan.bigrams, sent.text)
+                sent.fills_slot = fills_slot(sent.text, plan.question)
                 out.append(sent)
         _link_hops(out, plan)
         for sent in out:
-            sent.score = self._score(sent, plan.terms, plan, plan.wants)
+            signals = self._signals(sent, plan.terms, plan, plan.wants)
+            sent.score = evidence_score(signals, self.settings.weights, sent.factor)
+            sent.support = evidence_score(signals, self.settings.weights, sent.factor, support=True)
         out.sort(key=lambda s: (-s.score, s.idx, s.offset))
         return out
 
@@ -550,7 +557,7 @@ class Reasoner:
                 or wants.answer_type == "list" and lists_items(s.text):
             fit = C.SHAPE_MATCH
         return Signals(lexical=lexical, type=fit, dense=s.dense, position=1.0 / (1 + s.position),
-                       rank=1.0 / (1 + s.idx), coverage=plan.coverage)
+                       rank=1.0 / (1 + s.idx), coverage=plan.coverage, slot=float(s.fills_slot))
 
     def _select(self, candidates: list[_Sentence], plan: _Plan) -> tuple[list[_Sentence], set[int]]:
         """One best sentence per question part, then sentences for words still uncovered, then
@@ -585,11 +592,14 @@ class Reasoner:
         # which is exactly what a sibling sentence would add)
         covered = set().union(*(s.hits | s.head_hits for s in chosen))
         extra: set[int] = set()
-        floor = max(self.settings.abstain_below * C.EXTRA_OF_THRESHOLD, candidates[0].score * C.EXTRA_OF_BEST)
+        # how relevant a sentence must be to join is read from the score without the frame cue
+        # (scoring.py): filling the question's frame says which sentence answers, not which one
+        # is about the matter
+        floor = max(self.settings.abstain_below * C.EXTRA_OF_THRESHOLD, candidates[0].support * C.EXTRA_OF_BEST)
         for _ in range(C.MAX_SENTENCES - len(chosen)):
             best_pick: tuple[float, _Sentence] | None = None
             for s in candidates:
-                if s in chosen or s.score < floor:
+                if s in chosen or s.support < floor:
                     continue
                 new_hard = [k for k in s.hits - covered if not _is_soft(k, plan)]
                 if not new_hard:
@@ -607,7 +617,7 @@ class Reasoner:
         if plan.wants.enumeration:
             lead = chosen[0]
             siblings = [s for s in candidates if s.chunk.chunk_id == lead.chunk.chunk_id
-                        and s not in chosen and s.score >= lead.score * C.SIBLING_SHARE]
+                        and s not in chosen and s.support >= lead.support * C.SIBLING_SHARE]
             chosen[1:1] = siblings[:C.MAX_SENTENCES]
             extra |= {id(s) for s in siblings[:C.MAX_SENTENCES]}
         return chosen, extra
@@ -617,8 +627,8 @@ class Reasoner:
     def _prefer_disputed(candidates: list[_Sentence]) -> list[_Sentence]:
         """For a question about which source prevails, the sentences whose values another
         document contradicts are the answer: they rank first (a bonus, then re-sorted)."""
-        top = candidates[0].score if candidates else 0.0
-        pool = [s for s in candidates if s.has_quantity and s.score >= C.DISPUTED_FLOOR * top][:40]
+        top = max((s.support for s in candidates), default=0.0)
+        pool = [s for s in candidates if s.has_quantity and s.support >= C.DISPUTED_FLOOR * top][:40]
         facts, owner = _facts_of(pool)
         disputed = {id(owner[id(f)]) for group in find_conflicts(facts) for f in group}
         if not disputed:
@@ -630,8 +640,8 @@ class Reasoner:
 
     def _conflicts(self, candidates: list[_Sentence], chosen: list[_Sentence], plan: _Plan,
                    route: RouteDecision) -> tuple[list[Conflict], list[Decision], list[_Sentence]]:
-        floor = max(self.settings.abstain_below * C.EXTRA_OF_THRESHOLD, chosen[0].score * C.CONFLICT_OF_BEST)
-        relevant = [s for s in candidates if s.score >= floor or s in chosen][:40]
+        floor = max(self.settings.abstain_below * C.EXTRA_OF_THRESHOLD, chosen[0].support * C.CONFLICT_OF_BEST)
+        relevant = [s for s in candidates if s.support >= floor or s in chosen][:40]
         # another document's version of a chosen sentence (the older rule, the provincial copy)
         # is relevant however it scores: it may lack the question's words only because the
         # newer text added them ("拨付至社会保障卡" where the old one said "银行账户")
@@ -668,11 +678,11 @@ class Reasoner:
         seen_pairs: set[frozenset[str]] = set()
         seen_values: set[frozenset[str]] = set()
         result = list(chosen)
-        lead = chosen[0].score
+        lead = chosen[0].support
         for group in groups:
             pair = frozenset(f.chunk.chunk_id for f in group)
             touches = any(owner[id(f)] in chosen for f in group)
-            if not touches and max(owner[id(f)].score for f in group) < C.UNRELATED_CONFLICT * lead:
+            if not touches and max(owner[id(f)].support for f in group) < C.UNRELATED_CONFLICT * lead:
                 continue  # a disagreement about something next to the question, not in it
             values = frozenset(_value_key(str(f.quantity.raw)) for f in group)
             if len(values) < 2 or pair in seen_pairs or values in seen_values or len(conflicts) >= 2:

@@ -12,6 +12,9 @@ the phrase ends with.
 a "when" question needs a date or time expression, "how much" a number, "who" a name or a role.
 The Reasoner never picks a sentence that cannot carry the asked type as the answer sentence.
 
+``fills_slot(sentence, question)`` says whether a sentence states, in the frame the question's
+own words make around its question word, what that word asks ("在哪里举行" and "在……教堂举行").
+
     >>> analyze("2022年冬奥会开幕式总导演是谁").answer_type
     'person'
     >>> analyze("How much is the daily meal allowance?").answer_type
@@ -32,7 +35,7 @@ from agentic_rag.text.quantities import extract_quantities
 
 __all__ = ["Asked", "AnswerType", "analyze", "split_asks", "carries", "is_proper_name", "names_new", "quotes_new_name", "new_quantity_kinds",
            "lists_items",
-           "reads_as_procedure", "CONSTRAINING"]
+           "reads_as_procedure", "fills_slot", "CONSTRAINING"]
 
 AnswerType = str  # one of ANSWER_TYPES
 ANSWER_TYPES = ("date", "number", "person", "organization", "place", "name", "list", "yes_no",
@@ -296,6 +299,89 @@ def restates_question(sentence: str, question: str) -> bool:
 def _question_words(question: str) -> frozenset[str]:
     # once per question: ``carries`` asks for every candidate sentence
     return frozenset(m.group(0) for m in _WH_ZH.finditer(question))
+
+
+#: a question word that asks for an instance of the class noun after it (什么地方, 哪个国家)
+_ASKS_INSTANCE = re.compile(r"什么|哪[个些家位种]")
+_COPULA = frozenset({"是", "为", "了", "有"})
+#: a one-character modifier that belongs to the word it precedes (总票房, 起售价), unlike a
+#: particle or a time unit (2022年录取)
+_MODIFIER = re.compile(r"[\u3400-\u9fff]")
+_NOT_MODIFIER = frozenset("的了在是为和与及也都将年月日号时")
+_GAP = r"[^，。；！？,;!?\n]{1,%d}?"
+_END = r"(?=[，。；！？,;!?]|$)"
+#: what may stand between a word and the value it is said to have ("售价为98元", "增长达8.1%")
+_LEAD = re.compile(r"^(?:是|为|达到?|约为?|仅为?|共计?|高达|超过|突破|升至|降至|增至|定为|[:：])?\s*")
+#: the start of a value a frame holds, per answer type; a name is checked as a whole
+_STARTS = {"number": re.compile(r"[\d零〇一二两三四五六七八九十百千万亿]"),
+           "date": re.compile(r"[\d零〇一二三四五六七八九十]|今年|去年|明年|本月|上月|下月|当天|当日|次日")}
+
+
+@dataclass(frozen=True)
+class _Frame:
+    pattern: re.Pattern[str]
+    answer_type: str
+    #: only the words before the question word frame it: the value must follow them at once
+    open_end: bool = False
+
+
+def fills_slot(sentence: str, question: str) -> bool:
+    """Whether ``sentence`` says something in the place the (Chinese) ``question`` asks about:
+    the words around its question word frame the answer ("……将在哪里举行" and "在伦敦威斯敏斯特
+    教堂举行", "起售价是多少" and "起售价3499元", "谁执导" and "由许鞍华执导"), and what stands in
+    the frame is new and an answer of the type asked (a place for 哪里, a value for 多少). The
+    classic surface-pattern cue of question answering: a sentence that only mentions the
+    question's words ("起售价比上一代上涨了200元") does not fill its frame. Only for the answer
+    types a sentence can fail to carry (a place, a person, a value, a date, a name)."""
+    frame = _frame(question)
+    if frame is None:
+        return False
+    for m in frame.pattern.finditer(sentence):
+        gap = m.group("gap").strip()
+        if not gap or gap in question:
+            continue
+        if frame.open_end:
+            gap = _LEAD.sub("", gap, count=1)
+            starts = _STARTS.get(frame.answer_type)
+            if not gap or starts is not None and not starts.match(gap):
+                continue
+        if _carries(frame.answer_type, _without(gap, question)):
+            return True
+    return False
+
+
+@lru_cache(maxsize=4096)
+def _frame(question: str) -> _Frame | None:
+    if not is_cjk(question):
+        return None
+    from agentic_rag.text.terms import segment
+
+    tokens = [t for t in segment(question.strip().rstrip("？?。！! ")) if not t.isspace()]
+    at = next((i for i, t in enumerate(tokens) if _WH_ZH.match(t)), None)
+    if at is None:
+        return None
+    answer_type = analyze(question).answer_type
+    if answer_type not in CONSTRAINING:
+        return None  # "是什么类型的游戏": any sentence about the game fills "游戏……"
+    before, after = tokens[:at], tokens[at + 1:]
+    if _ASKS_INSTANCE.fullmatch(tokens[at]) and after:
+        after = after[1:]  # 什么地方, 哪个国家: the class noun is what the answer is an instance of
+    i = len(before) - 1
+    if i >= 0 and before[i] in _COPULA:
+        i -= 1
+    left = before[i] if i >= 0 and before[i] not in _COPULA else None
+    while left and i > 0 and len(before[i - 1]) == 1 and _MODIFIER.match(before[i - 1]) \
+            and before[i - 1] not in _NOT_MODIFIER:
+        i -= 1
+        left = before[i] + left
+    right = after[0] if after and not re.fullmatch(r"[的呢吗啊呀]|\W+", after[0]) else None
+    if left and right:
+        return _Frame(re.compile(f"{re.escape(left)}(?P<gap>{_GAP % 20}){re.escape(right)}"), answer_type)
+    if left and len(left) >= 2:  # "起售价是多少": the value that follows the words
+        return _Frame(re.compile(f"{re.escape(left)}(?P<gap>{_GAP % 12}){_END}"), answer_type, open_end=True)
+    if right and len(right) >= 2:  # "谁执导了……": the name that precedes the word
+        return _Frame(re.compile(f"(?:^|[，。；！？,;!?由被])(?P<gap>{_GAP % 12}){re.escape(right)}"), answer_type)
+    return None
 
 
 #: a question about a count or a sum ("交付量", "销量", "revenue") is not answered by a rate or

@@ -23,7 +23,16 @@ Every candidate sentence gets the same five signals, each in about [0, 1]:
   by rarity. The same for every sentence of one question, it decides between answering and
   abstaining, not which sentence answers.
 
-``score = (Σ wᵢ·sᵢ over present signals) · (Σ wᵢ / Σ present wᵢ) · factor``, where ``factor``
+One more signal orders sentences but does not decide whether to answer:
+
+- ``slot``: 1 when the sentence says something new, of the type asked, in the place its
+  question word stands, framed by the question's own words (``question.fills_slot``: "在哪里
+  举行" and "在伦敦威斯敏斯特教堂举行", "起售价是多少" and "起售价3499元"). It says which of the
+  sentences about the matter answers; it is no evidence that a sentence is about the matter
+  ("出口交货值……增长36.1%" fills "工业增加值增长了多少" as well), so the score that abstention
+  compares with its threshold leaves it out (``support``).
+
+``score = (Σ wᵢ·sᵢ over present signals) · (Σ wᵢ / Σ present wᵢ) · factor + w_slot · slot · factor``, where ``factor``
 (≤ 1.2) prefers the pinned version, the general rule over a special case the question does
 not name, and a sentence of the year asked over one that states only other years. The weights are ``reasoner.weights`` in :class:`~agentic_rag.config.Settings`; the
 abstention threshold ``reasoner.abstain_below`` is calibrated on this score
@@ -58,6 +67,7 @@ class Signals:
     position: float
     rank: float
     coverage: float = 1.0
+    slot: float = 0.0
 
 
 def dense_signal(cosine: float | None) -> float | None:
@@ -67,12 +77,13 @@ def dense_signal(cosine: float | None) -> float | None:
     return min(1.0, max(0.0, (cosine - DENSE_FLOOR) / (DENSE_CEIL - DENSE_FLOOR)))
 
 
-def evidence_score(s: Signals, w: ReasonerWeights, factor: float = 1.0) -> float:
+def evidence_score(s: Signals, w: ReasonerWeights, factor: float = 1.0, *, support: bool = False) -> float:
     """The one evidence score of a sentence: weighted signals, an absent one's weight spread
-    over the others, times the version/condition ``factor``."""
+    over the others, times the version/condition ``factor``; ``support``: without the ``slot``
+    signal, which orders sentences but is no evidence of relevance (what abstention reads)."""
     total = w.lexical + w.type + w.dense + w.position + w.rank + w.coverage
     present = total - (w.dense if s.dense is None else 0.0)
     raw = (w.lexical * s.lexical + w.type * s.type + w.position * s.position + w.rank * s.rank
            + w.coverage * s.coverage + (w.dense * s.dense if s.dense is not None else 0.0))
     scale = total / present if present > 0 else 1.0
-    return raw * scale * factor
+    return (raw * scale + (0.0 if support else w.slot * s.slot)) * factor
