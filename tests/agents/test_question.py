@@ -110,6 +110,10 @@ def test_a_count_of_other_things_is_not_the_count_asked() -> None:
     question = "这趟夜班大巴上有多少人？"
     assert new_quantity_kinds("凌晨两点，一辆夜班大巴在山路侧翻。", question) == {"other_count"}
     assert new_quantity_kinds("车上共有38名乘客。", question) == {"count"}
+    # a count the quantity reader has no unit for is still a count of something else
+    question = "这所中学今年招收了多少名新生？"
+    assert not carries("number", "今年的新生来自12个县区，生源质量稳定。", question)
+    assert carries("number", "今年共招收新生860人。", question)
 
 
 def test_a_countdown_in_quotation_marks_is_no_name() -> None:

@@ -428,7 +428,13 @@ def _states_amount(sentence: str, question: str) -> bool:
     for q in stated:
         if q.raw:
             rest = rest.replace(q.raw, " ")
+    if unit is not None:  # "来自31个省" counts provinces, not the students asked about
+        rest = _OTHER_COUNT.sub(" ", rest)
     return _carries("number", _without(rest, question))
+
+
+#: a number counting something named after it ("31个省", "3所学校"): a count, of that thing
+_OTHER_COUNT = re.compile(r"\d[\d.,]*\s*(?:多|余)?\s*[\u3400-\u9fff]")
 
 
 def names_new(sentence: str, question: str, answer_type: str = "") -> bool:
