@@ -145,6 +145,7 @@ def test_a_time_zone_is_no_place() -> None:
 @pytest.mark.parametrize("question, sentence, fills", [
     ("年度颁奖礼将在哪里举行？", "颁奖礼在西湖国际会议中心举行，门票已售罄。", True),
     ("年度颁奖礼将在哪里举行？", "颁奖礼将于12月3日晚举行。", False),  # a date in the frame is no place
+    ("年度颁奖礼将在哪里举行？", "颁奖礼周六（12月3日）在西湖国际会议中心（West Lake Center）举行", True),
     ("这款耳机的售价是多少", "新款耳机售价399元", True),
     ("这款耳机的售价是多少", "耳机售价一直是用户关心的话题，", False),  # nothing new in the frame
     ("这部纪录片的导演是谁？", "这部纪录片的导演为周晓岚", True),

@@ -317,6 +317,9 @@ _STARTS = {"number": re.compile(r"[\d零〇一二两三四五六七八九十百�
            "date": re.compile(r"[\d零〇一二三四五六七八九十]|今年|去年|明年|本月|上月|下月|当天|当日|次日")}
 
 
+_ASIDE = re.compile(r"（[^（）]{1,40}）|\([^()]{1,40}\)")
+
+
 @dataclass(frozen=True)
 class _Frame:
     pattern: re.Pattern[str]
@@ -336,7 +339,8 @@ def fills_slot(sentence: str, question: str) -> bool:
     frame = _frame(question)
     if frame is None:
         return False
-    for m in frame.pattern.finditer(sentence):
+    # an aside in brackets is not part of the frame: "在莫斯科圆柱大厅（Hall of Columns）举行"
+    for m in frame.pattern.finditer(_ASIDE.sub("", sentence)):
         gap = m.group("gap").strip()
         if not gap or gap in question:
             continue
