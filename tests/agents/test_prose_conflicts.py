@@ -63,6 +63,14 @@ def test_two_versions_of_a_statement_differ_in_one_value(a, b, expected):
      "The final was won by Lena Br ... after a long match."),
     ("Sep 18, 2019 ... 9月17日，北京冬奥会吉祥物在首钢冰球馆正式揭开面纱。",
      "新华社北京9月17日电 9月17日，北京冬奥会吉祥物在首钢冰球馆正式揭开面纱。"),
+    # who reported it, in the dateline or the byline, is not what the report says
+    ("新华社北京3月4日电 昨日，青溪大桥恢复通车，过桥费维持10元不变。",
+     "中新网3月4日电 昨日，青溪大桥恢复通车，过桥费维持10元不变。"),
+    ("江州日报 昨日，青溪大桥恢复通车，过桥费维持10元不变。", "客户端 江州新闻 昨日，青溪大桥恢复通车，过桥费维持10元不变。"),
+    ("Mar 3, 2021 昨日，青溪大桥恢复通车，过桥费维持10元不变。", "（记者 林晓川）昨日，青溪大桥恢复通车，过桥费维持10元不变。"),
+    # a stretch running across a clause is not one value
+    ("今年全市新增就业12万人，比上年增加3万人，就业形势稳定。",
+     "今年全市新增就业12万人，失业人员再就业4万人，困难人员就业1万人，就业形势稳定。"),
     # one amount in other units and other words around it: the same figure, not another value
     ("据统计，年末全市共有常住居民2.35亿人，比上年增加12万人。",
      "据统计，年末全市常住人口23500万人，比上年增加12万人。"),

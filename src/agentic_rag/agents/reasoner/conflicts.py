@@ -82,6 +82,12 @@ def _matter_terms(text: str, generation: int) -> tuple[str, ...]:
 _DATELINE = re.compile(r"\s*(?:\.{2,}|…|—|–|-\s|\||·|:)")
 #: an ellipsis: the text a snippet or an excerpt left out
 _CUT = re.compile(r"\.{3}|…")
+#: a mark inside a differing stretch: it runs across clauses ("纳达尔，"/"原标题：" are trimmed,
+#: "……再就业，困难人员就业183万人" is not one value)
+_NOT_ONE_VALUE = re.compile(r"[，：:；;。！？!?]")  # not ",": "Porto, Portugal" is one place
+#: who wrote or carried a report, not what it says (datelines, bylines, a page's source line)
+_ATTRIBUTION = re.compile(r"记者|新华社|通讯员|网讯|日报|晚报|客户端|原标题|编辑|来源|报道|"
+                          r"^\s*(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.?\s*$")
 _LIST_ITEM = re.compile(r"^\s*(?:[（(][一二三四五六七八九十\d]+[)）]|[一二三四五六七八九十]+、|\d+[.、)）]|[-*•])")
 _RESPECTIVELY = re.compile(r"分别|respectively", re.I)
 
@@ -486,6 +492,9 @@ def _value_differences(x: _Aligned, y: _Aligned) -> list[tuple[tuple[int, int], 
             continue  # when each text was written, not what it says
         if _CUT.search(va) or _CUT.search(vb):
             continue  # where a source was cut off ("Jan 6, 2022 ...", "产量319 ..."): no value is stated
+        if _NOT_ONE_VALUE.search(va.strip(" ，,：:")) or _NOT_ONE_VALUE.search(vb.strip(" ，,：:")) \
+                or _ATTRIBUTION.search(va) or _ATTRIBUTION.search(vb):
+            continue  # a stretch across a clause, or who reported it ("新华社北京" / "中新网"): no value
         if _is_year(va) and _is_year(vb):
             return []  # another year: another period or event, not another value
         na_, nb_ = _norm_token(va), _norm_token(vb)
