@@ -155,3 +155,18 @@ def test_a_time_zone_is_no_place() -> None:
 ])
 def test_a_sentence_fills_the_place_of_the_question_word(question: str, sentence: str, fills: bool) -> None:
     assert fills_slot(sentence, question) is fills
+
+
+def test_a_search_result_s_date_stamp_is_no_date() -> None:
+    question = "青溪大桥什么时候恢复通车？"
+    assert not carries("date", "Mar 3, 2023 ... 青溪大桥恢复通车后，过桥费维持不变。", question)
+    assert not carries("date", "2 days ago ... 青溪大桥恢复通车后，过桥费维持不变。", question)
+    assert carries("date", "Mar 3, 2023 ... 青溪大桥于3月2日恢复通车。", question)
+    assert new_quantity_kinds("Mar 3, 2023 ... 青溪大桥恢复通车后，过桥费维持不变。", question) == frozenset()
+
+
+def test_a_bare_year_naming_an_edition_is_no_amount() -> None:
+    question = "第二届江州国际龙舟赛有多少支队伍参赛"
+    assert not carries("number", "在随后举行的2024江州国际龙舟赛开幕式上，嘉宾为龙舟点睛。", question)
+    assert carries("number", "本届比赛共有28支队伍参加。", question)
+    assert carries("number", "本届比赛共有队伍2024支。", "今年有多少支队伍报名")

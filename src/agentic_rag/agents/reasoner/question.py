@@ -277,6 +277,7 @@ def carries(answer_type: AnswerType, sentence: str, question: str = "") -> bool:
         return False  # a question states nothing
     if answer_type not in CONSTRAINING:
         return True
+    sentence = unstamped(sentence)
     if answer_type == "number" and question:
         return _states_amount(sentence, question)
     return _carries(answer_type, _without(sentence, question) if question else sentence)
@@ -434,7 +435,12 @@ def _states_amount(sentence: str, question: str) -> bool:
             rest = rest.replace(q.raw, " ")
     if unit is not None:  # "来自31个省" counts provinces, not the students asked about
         rest = _OTHER_COUNT.sub(" ", rest)
-    return _carries("number", _without(rest, question))
+    # what the quantity reader could not read: a bare year names an edition ("2022浙江省第二届
+    # 龙舟公开赛"), it is no amount
+    return _carries("number", _without(_BARE_YEAR.sub(" ", rest), question))
+
+
+_BARE_YEAR = re.compile(r"(?<![\d.,])(?:19|20)\d{2}(?![\d.,%％]|\s*[万亿千百个支名人位家所辆件台吨元次场只条项块])")
 
 
 #: a number counting something named after it ("31个省", "3所学校"): a count, of that thing
@@ -495,7 +501,18 @@ def new_quantity_kinds(sentence: str, question: str) -> frozenset[str]:
     (dates not counted as amounts: a "how much" answer needs more than the year asked about).
     A count of other things than the question counts ("一架客机" for "有多少人") is of kind
     ``other_count``: it states a value, but not the one asked."""
-    return _new_kinds(sentence, question)
+    return _new_kinds(unstamped(sentence), question)
+
+
+#: the date stamp a search result or a feed puts before an excerpt ("Sep 8, 2022 ...",
+#: "7 days ago ..."): when the page was found, not what the excerpt says
+_STAMP = re.compile(r"(?:\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?\s+\d{1,2},\s+\d{4}"
+                    r"|\b\d{1,2}\s+(?:days?|hours?|minutes?|weeks?)\s+ago)\s*(?:\.{3}|…)", re.I)
+
+
+def unstamped(sentence: str) -> str:
+    """``sentence`` without the date stamps of search-result excerpts in it."""
+    return _STAMP.sub(" ", sentence) if "..." in sentence or "…" in sentence else sentence
 
 
 #: where a question asks for a count: the counted unit follows (多少人, 几次, how many people)
