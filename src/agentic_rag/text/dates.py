@@ -19,6 +19,8 @@ _MONTHS = {m: i for i, names in enumerate(
 # case-sensitive on purpose: an IGNORECASE alternation of month names tried at every character
 # was the slowest part of bulk ingest; written dates capitalise the month anyway
 _MONTH_RE = r"(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Oct|Nov|Dec|JAN|FEB|MAR|APR|MAY|JUN|JUL|AUG|SEP|OCT|NOV|DEC)[a-zA-Z]{0,6}"
+#: an English month name or its abbreviation (a regex fragment)
+MONTH = _MONTH_RE
 DATE = (
     rf"(?:(?:19|20)\d{{2}}|[{_CN_Y}]{{4}})\s*年\s*(?:\d{{1,2}}|[{_CN_MD}]{{1,3}})\s*月\s*(?:\d{{1,2}}|[{_CN_MD}]{{1,3}})\s*[日号]"
     r"|(?<!\d)(?:19|20)\d{2}[-/.](?:0?[1-9]|1[0-2])[-/.](?:0?[1-9]|[12]\d|3[01])(?!\d)"

@@ -27,6 +27,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from agentic_rag.agents.vocabulary import synonyms
+from agentic_rag.text.dates import MONTH
 from agentic_rag.text.numerals import normalize_digits
 from agentic_rag.text.quantities import comparable, extract_quantities, quantity_key, same_value
 from agentic_rag.text.sentences import strip_label
@@ -86,8 +87,7 @@ _CUT = re.compile(r"\.{3}|…")
 #: "……再就业，困难人员就业183万人" is not one value)
 _NOT_ONE_VALUE = re.compile(r"[，：:；;。！？!?]")  # not ",": "Porto, Portugal" is one place
 #: who wrote or carried a report, not what it says (datelines, bylines, a page's source line)
-_ATTRIBUTION = re.compile(r"记者|新华社|通讯员|网讯|日报|晚报|客户端|原标题|编辑|来源|报道|"
-                          r"^\s*(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)\.?\s*$")
+_ATTRIBUTION = re.compile(rf"记者|新华社|通讯员|网讯|日报|晚报|客户端|原标题|编辑|来源|报道|^\s*{MONTH}\.?\s*$")
 _LIST_ITEM = re.compile(r"^\s*(?:[（(][一二三四五六七八九十\d]+[)）]|[一二三四五六七八九十]+、|\d+[.、)）]|[-*•])")
 _RESPECTIVELY = re.compile(r"分别|respectively", re.I)
 

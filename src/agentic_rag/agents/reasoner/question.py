@@ -31,6 +31,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from agentic_rag.text.dates import MONTH
 from agentic_rag.text.quantities import extract_quantities
 
 __all__ = ["Asked", "AnswerType", "analyze", "split_asks", "carries", "is_proper_name", "names_new", "quotes_new_name", "new_quantity_kinds",
@@ -506,8 +507,8 @@ def new_quantity_kinds(sentence: str, question: str) -> frozenset[str]:
 
 #: the date stamp a search result or a feed puts before an excerpt ("Sep 8, 2022 ...",
 #: "7 days ago ..."): when the page was found, not what the excerpt says
-_STAMP = re.compile(r"(?:\b(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?\s+\d{1,2},\s+\d{4}"
-                    r"|\b\d{1,2}\s+(?:days?|hours?|minutes?|weeks?)\s+ago)\s*(?:\.{3}|…)", re.I)
+_STAMP = re.compile(rf"(?:\b{MONTH}\.?\s+\d{{1,2}},\s+\d{{4}}"
+                    r"|\b\d{1,2}\s+(?:days?|hours?|minutes?|weeks?)\s+ago)\s*(?:\.{3}|…)")
 
 
 def unstamped(sentence: str) -> str:
