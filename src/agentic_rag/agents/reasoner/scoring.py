@@ -1,6 +1,6 @@
 """The evidence score of a candidate answer sentence: one function, several signals.
 
-Every candidate sentence gets the same five signals, each in about [0, 1]:
+Every candidate sentence gets the same six signals, each in about [0, 1]:
 
 - ``lexical``: the weighted share of the question's words the sentence mentions (its chunk's
   title and other sentences count 0.6; a word rarer in the evidence weighs more; synonyms,
@@ -35,8 +35,8 @@ One more signal orders sentences but does not decide whether to answer:
 ``score = (Σ wᵢ·sᵢ over present signals) · (Σ wᵢ / Σ present wᵢ) · factor + w_slot · slot · factor``, where ``factor``
 (≤ 1.2) prefers the pinned version, the general rule over a special case the question does
 not name, and a sentence of the year asked over one that states only other years. The weights are ``reasoner.weights`` in :class:`~agentic_rag.config.Settings`; the
-abstention threshold ``reasoner.abstain_below`` is calibrated on this score
-(``bench/calibrate.py``).
+abstention threshold ``reasoner.abstain_below`` is calibrated on this score without the
+``slot`` term (``bench/calibrate.py``; the trace's ``evidence_score`` is that score).
 
     >>> from agentic_rag.config import ReasonerWeights
     >>> round(evidence_score(Signals(lexical=0.8, type=1.0, dense=None, position=1.0, rank=1.0, coverage=1.0),
