@@ -86,7 +86,7 @@ from agentic_rag.agents.reasoner.question import (
     reads_as_procedure,
     split_asks,
 )
-from agentic_rag.agents.reasoner.scoring import Signals, dense_signal, evidence_score
+from agentic_rag.agents.reasoner.scoring import Signals, dense_signal, evidence_score, evidence_scores
 from agentic_rag.agents.retriever.multihop import needs_hop
 from agentic_rag.agents.vocabulary import TextCover, Vocabulary, packaged_vocabulary, shared_cover
 from agentic_rag.config import ReasonerSettings
@@ -505,9 +505,8 @@ class Reasoner:
                 out.append(sent)
         _link_hops(out, plan)
         for sent in out:
-            signals = self._signals(sent, plan.terms, plan, plan.wants)
-            sent.score = evidence_score(signals, self.settings.weights, sent.factor)
-            sent.support = evidence_score(signals, self.settings.weights, sent.factor, support=True)
+            sent.score, sent.support = evidence_scores(self._signals(sent, plan.terms, plan, plan.wants),
+                                                       self.settings.weights, sent.factor)
         out.sort(key=lambda s: (-s.score, s.idx, s.offset))
         return out
 

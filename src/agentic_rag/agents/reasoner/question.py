@@ -306,9 +306,8 @@ def _question_words(question: str) -> frozenset[str]:
 #: a question word that asks for an instance of the class noun after it (什么地方, 哪个国家)
 _ASKS_INSTANCE = re.compile(r"什么|哪[个些家位种]")
 _COPULA = frozenset({"是", "为", "了", "有"})
-#: a one-character modifier that belongs to the word it precedes (总票房, 起售价), unlike a
-#: particle or a time unit (2022年录取)
-_MODIFIER = re.compile(r"[\u3400-\u9fff]")
+#: one-character words that do not modify the word after them, unlike 总 or 起 (总票房, 起售价):
+#: particles and time units (2022年录取)
 _NOT_MODIFIER = frozenset("的了在是为和与及也都将年月日号时")
 _GAP = r"[^，。；！？,;!?\n]{1,%d}?"
 _END = r"(?=[，。；！？,;!?]|$)"
@@ -318,7 +317,7 @@ _LEAD = re.compile(r"^(?:是|为|达到?|约为?|仅为?|共计?|高达|超过|�
 _STARTS = {"number": re.compile(r"[\d零〇一二两三四五六七八九十百千万亿]"),
            "date": re.compile(r"[\d零〇一二三四五六七八九十]|今年|去年|明年|本月|上月|下月|当天|当日|次日")}
 
-
+#: an aside in brackets, not part of a frame ("在莫斯科圆柱大厅（Hall of Columns）举行")
 _ASIDE = re.compile(r"（[^（）]{1,40}）|\([^()]{1,40}\)")
 
 
@@ -341,7 +340,6 @@ def fills_slot(sentence: str, question: str) -> bool:
     frame = _frame(question)
     if frame is None:
         return False
-    # an aside in brackets is not part of the frame: "在莫斯科圆柱大厅（Hall of Columns）举行"
     for m in frame.pattern.finditer(_ASIDE.sub("", sentence)):
         gap = m.group("gap").strip()
         if not gap or gap in question:
@@ -358,6 +356,8 @@ def fills_slot(sentence: str, question: str) -> bool:
 
 @lru_cache(maxsize=4096)
 def _frame(question: str) -> _Frame | None:
+    """The frame of a Chinese question's question word (once per question: ``fills_slot`` is
+    asked for every candidate sentence), or ``None``."""
     if not is_cjk(question):
         return None
     from agentic_rag.text.terms import segment
@@ -376,7 +376,7 @@ def _frame(question: str) -> _Frame | None:
     if i >= 0 and before[i] in _COPULA:
         i -= 1
     left = before[i] if i >= 0 and before[i] not in _COPULA else None
-    while left and i > 0 and len(before[i - 1]) == 1 and _MODIFIER.match(before[i - 1]) \
+    while left and i > 0 and len(before[i - 1]) == 1 and is_cjk(before[i - 1]) \
             and before[i - 1] not in _NOT_MODIFIER:
         i -= 1
         left = before[i] + left
@@ -441,6 +441,7 @@ def _states_amount(sentence: str, question: str) -> bool:
     return _carries("number", _without(_BARE_YEAR.sub(" ", rest), question))
 
 
+#: a 19xx/20xx not followed by a measure word: a year, whether or not 年 follows
 _BARE_YEAR = re.compile(r"(?<![\d.,])(?:19|20)\d{2}(?![\d.,%％]|\s*[万亿千百个支名人位家所辆件台吨元次场只条项块])")
 
 

@@ -51,7 +51,7 @@ from dataclasses import dataclass
 
 from agentic_rag.config import ReasonerWeights
 
-__all__ = ["Signals", "evidence_score", "dense_signal"]
+__all__ = ["Signals", "evidence_score", "evidence_scores", "dense_signal"]
 
 #: e5-style cosines of unrelated text sit near 0.7; identical meaning near 1.0
 DENSE_FLOOR, DENSE_CEIL = 0.7, 1.0
@@ -81,9 +81,16 @@ def evidence_score(s: Signals, w: ReasonerWeights, factor: float = 1.0, *, suppo
     """The one evidence score of a sentence: weighted signals, an absent one's weight spread
     over the others, times the version/condition ``factor``; ``support``: without the ``slot``
     signal, which orders sentences but is no evidence of relevance (what abstention reads)."""
+    score, without_slot = evidence_scores(s, w, factor)
+    return without_slot if support else score
+
+
+def evidence_scores(s: Signals, w: ReasonerWeights, factor: float = 1.0) -> tuple[float, float]:
+    """(score, support) of :func:`evidence_score` at once: the sum is computed once."""
     total = w.lexical + w.type + w.dense + w.position + w.rank + w.coverage
     present = total - (w.dense if s.dense is None else 0.0)
     raw = (w.lexical * s.lexical + w.type * s.type + w.position * s.position + w.rank * s.rank
            + w.coverage * s.coverage + (w.dense * s.dense if s.dense is not None else 0.0))
     scale = total / present if present > 0 else 1.0
-    return (raw * scale + (0.0 if support else w.slot * s.slot)) * factor
+    base = raw * scale
+    return (base + w.slot * s.slot) * factor, base * factor
