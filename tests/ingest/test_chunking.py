@@ -174,6 +174,15 @@ def test_long_clause_without_markers_splits_at_sentence_ends():
     assert "".join(p.text for p in pieces).replace(" ", "") == text.replace(" ", "")
 
 
+def test_a_long_section_is_not_cut_between_a_list_and_its_introduction():
+    intro = "## Conduct\n\n" + "Managers review every complaint within a reasonable time. " * 5
+    listing = ("\n\nThe following always lead to a final warning:\n\n* Sharing passwords\n* Falsifying timesheets\n"
+               "* Leaving a site unlocked\n* Harassing a colleague\n")
+    pieces = chunks(intro + listing, max_chars=400)
+    holder = next(p for p in pieces if "final warning" in p.text)
+    assert "Sharing passwords" in holder.text and "Harassing a colleague" in holder.text, [p.text for p in pieces]
+
+
 def test_without_articles_chinese_items_become_clauses():
     text = ("关于做好2024年医疗保障工作的通知\n各市医保局：\n一、总体要求\n（一）坚持以人民为中心。\n"
             "1. 细化措施。\n二、主要任务\n做好参保扩面工作。\n三、保障措施\n加强组织领导。")

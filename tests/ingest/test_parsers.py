@@ -159,3 +159,16 @@ def test_utf8_lines_mixed_with_gbk_lines_keep_both_right():
 def test_a_whole_latin1_file_is_not_read_as_another_code_page():
     assert decode_text("Tarif réduit: crème et café\n".encode("latin-1"), "x.txt") == \
         "Tarif réduit: crème et café\n"
+
+
+def test_markdown_inline_markup_reads_as_a_reader_sees_it():
+    md = ("---\ntitle: Office rules\n---\n# Office rules\n\n<!-- owner: facilities -->\n"
+          "Visitors must sign in **at reception** and wear a _visitor badge_; see the "
+          "[visitor guide](https://intranet.example/visitors) or run `badge-print`.\n\n"
+          "{{< note >}}\n\n* item one\n| a | b |\n|---|---|\n| **x** | 2 |\n\n```\nkeep *this* as is\n```\n")
+    text = parse_bytes(md.encode(), "rules.md").text
+    assert "Visitors must sign in at reception and wear a visitor badge; see the visitor guide or run badge-print." in text
+    assert "owner: facilities" not in text and "https://" not in text and "{{<" not in text
+    assert "* item one" in text and "| x | 2 |" in text and "keep *this* as is" in text
+    # a .txt file is not Markdown: its characters stay as written
+    assert "**at reception**" in parse_bytes(md.encode(), "rules.txt").text

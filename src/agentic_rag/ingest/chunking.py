@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from agentic_rag.ingest import tables as tbl
 from agentic_rag.text.dates import DATE
 from agentic_rag.text.numerals import CN_NUMERAL_CHARS, cn_to_int
+from agentic_rag.text.sentences import LIST_ITEM
 from agentic_rag.types import POSITION_WEIGHTS, Chunk, Document, SectionKind, Table
 
 _WS = "[ \\t\\u3000\\xa0]"
@@ -503,6 +504,14 @@ def _trim(text: str, start: int, end: int) -> tuple[int, int]:
     return start, end
 
 
+def _in_list(text: str, at: int) -> bool:
+    """Whether a cut at ``at`` falls inside a list: the next line is an item, or the line before
+    introduces one (ends in a colon)."""
+    after = text[at:at + 40].lstrip()
+    before = text[:at].rstrip()
+    return bool(LIST_ITEM.match(after)) or before.endswith((":", "："))
+
+
 def split_span(text: str, start: int, end: int, max_chars: int) -> list[tuple[int, int]]:
     """Cut ``text[start:end]`` into pieces of at most ``max_chars``: at the last discourse marker
     in the window, else the last sentence end, else the last space, else hard. Pieces are trimmed."""
@@ -517,8 +526,11 @@ def split_span(text: str, start: int, end: int, max_chars: int) -> list[tuple[in
         for m in _DISCOURSE.finditer(window):
             cut = lo + m.start()
         if cut < 0:
-            for m in _SENTENCE_END.finditer(window):
-                cut = lo + m.end()
+            # the last sentence end, but not one that parts a list from its items or an item
+            # from the next ("Serious misconduct includes:" / "* Theft" ...) when another will do
+            ends = [lo + m.end() for m in _SENTENCE_END.finditer(window)]
+            whole = [c for c in ends if not _in_list(text, c)]
+            cut = (whole or ends or [-1])[-1]
         if cut < 0:
             space = window.rfind(" ")
             cut = lo + space + 1 if space >= 0 else hi

@@ -15,7 +15,7 @@ from __future__ import annotations
 import codecs
 import io
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -177,6 +177,42 @@ def parse_text(data: bytes, path: str) -> Parsed:
             break
     return Parsed(text=text, title=title, rule="markdown heading" if title else "",
                   front_matter=front, front_matter_rule=kind)
+
+
+# Markdown's inline markup is how a page is drawn, not what it says: a reader sees "25 days",
+# not "_25 days_", and the link's words, not its address. Block structure (headings, lists,
+# tables, quotes) stays: the chunker reads it.
+_MD_INLINE = (
+    (re.compile(r"<!--.*?-->", re.S), ""),  # comments are never shown
+    (re.compile(r"^[ \t]*(?:\{\{[<%].*?[%>]\}\}|\{%.*?%\})[ \t]*$\n?", re.M), ""),  # site-generator shortcodes
+    (re.compile(r"^[ \t]{0,3}\[[^\]\n]+\]:[ \t]*\S+.*$\n?", re.M), ""),  # link reference definitions
+    (re.compile(r"!\[([^\]\n]*)\]\([^)\n]*\)"), r"\1"),  # an image: its alt text
+    (re.compile(r"\[([^\]\n]+)\](?:\([^)\n]*\)|\[[^\]\n]*\])"), r"\1"),  # a link: its words
+    (re.compile(r"<(https?://[^>\s]+)>"), r"\1"),  # an autolink: the address
+    (re.compile(r"<br\s*/?>", re.I), " "),
+    (re.compile(r"(\*\*|__)(?=\S)(.+?)(?<=\S)\1"), r"\2"),  # strong
+    (re.compile(r"(?<![\w*\\])\*(?=[^\s*])([^*\n]+?)(?<=[^\s*])\*(?![\w*])"), r"\1"),  # emphasis
+    (re.compile(r"(?<![\w\\])_(?=[^\s_])([^_\n]+?)(?<=[^\s_])_(?!\w)"), r"\1"),
+    (re.compile(r"(?<!`)`([^`\n]+)`(?!`)"), r"\1"),  # inline code
+)
+
+
+def markdown_plain(text: str) -> str:
+    """Markdown ``text`` with its inline markup rendered as a reader sees it (comments and
+    shortcodes dropped, links and images as their words, emphasis and code marks removed);
+    headings, list markers, tables and fenced code stay as written.
+
+    >>> markdown_plain("Take _at least 25 days_ off; see [the **calendar**](https://x.y/cal).<!-- x -->")
+    'Take at least 25 days off; see the calendar.'
+    """
+    out: list[str] = []
+    # fenced code is shown as written
+    for i, part in enumerate(re.split(r"(^```.*?^```[ \t]*$)", text, flags=re.M | re.S)):
+        if i % 2 == 0:
+            for pattern, repl in _MD_INLINE:
+                part = pattern.sub(repl, part)
+        out.append(part)
+    return "".join(out)
 
 
 _FRONT_MATTER = re.compile(r"\A\ufeff?\s*(?:(?P<yaml>---)|\+\+\+)[ \t]*\n(?P<body>(?:.*?\n)??)"
@@ -748,6 +784,8 @@ def parse_bytes(data: bytes, path: str | Path, pdf: PdfOptions | None = None) ->
         raise IngestError(name, "empty file")
     if suffix in (".txt", ".md", ".markdown"):
         parsed = parse_text(data, name)
+        if suffix != ".txt":
+            parsed = replace(parsed, text=markdown_plain(parsed.text))
     elif suffix in (".html", ".htm"):
         parsed = parse_html(data, name)
     elif suffix == ".docx":

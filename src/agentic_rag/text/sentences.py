@@ -6,7 +6,7 @@ import re
 
 from agentic_rag.text.language import is_cjk
 
-__all__ = ["LONG_SENTENCE_CHARS", "is_heading", "label_length", "split_sentences", "strip_label", "unwrap"]
+__all__ = ["LIST_ITEM", "LONG_SENTENCE_CHARS", "is_heading", "label_length", "split_sentences", "strip_label", "unwrap"]
 
 
 _SENT_END = re.compile(r"[。！？!?]+|(?<=[a-z0-9)\]])\.(?=\s+[A-Z(\"“]|\s*$)")
@@ -16,6 +16,8 @@ _LABEL = re.compile(
     r"(?:bis|ter|quater)?[.:]?|[A-Z]\.\d+(?:\.\d+)*(?=\s)|\d+(?:\.\d+)+|[一二三四五六七八九十]+、|"
     r"[（(][一二三四五六七八九十\d]+[)）]|\d+[.、)）]|[-*•])\s*"
 )
+#: the start of a list item: （一） (1) 一、 1. 1、 - * •  (not a decimal such as 1.5)
+LIST_ITEM = re.compile(r"^\s*(?:[（(][一二三四五六七八九十\d]+[)）]|[一二三四五六七八九十]+、|\d+[.、)）](?!\d)|[-*•])")
 #: a line that starts something new: a list item, a heading, a table row, a clause label
 _NEW_LINE = re.compile(
     r"\s*(?:#|\||[-*•]\s|[（(][一二三四五六七八九十\d]+[)）]|[一二三四五六七八九十]+、|\d+[.、)）]\s*\S|"

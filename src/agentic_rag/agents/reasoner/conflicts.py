@@ -30,7 +30,7 @@ from agentic_rag.agents.vocabulary import synonyms
 from agentic_rag.text.dates import MONTH
 from agentic_rag.text.numerals import normalize_digits
 from agentic_rag.text.quantities import comparable, extract_quantities, quantity_key, same_value
-from agentic_rag.text.sentences import strip_label
+from agentic_rag.text.sentences import LIST_ITEM, strip_label
 from agentic_rag.text.similarity import char_bigrams
 from agentic_rag.text.stopwords import NOT_MATTER, QUESTION_EN, QUESTION_ZH
 from agentic_rag.text.terms import atoms, is_nounish, segment, stem, word_tag
@@ -88,7 +88,6 @@ _CUT = re.compile(r"\.{3}|…")
 _NOT_ONE_VALUE = re.compile(r"[，：:；;。！？!?]")  # not ",": "Porto, Portugal" is one place
 #: who wrote or carried a report, not what it says (datelines, bylines, a page's source line)
 _ATTRIBUTION = re.compile(rf"记者|新华社|通讯员|网讯|日报|晚报|客户端|原标题|编辑|来源|报道|^\s*{MONTH}\.?\s*$")
-_LIST_ITEM = re.compile(r"^\s*(?:[（(][一二三四五六七八九十\d]+[)）]|[一二三四五六七八九十]+、|\d+[.、)）]|[-*•])")
 _RESPECTIVELY = re.compile(r"分别|respectively", re.I)
 
 
@@ -99,12 +98,12 @@ def _segments(sentence: str) -> list[tuple[int, int]]:
 
 def _lead_sentence(chunk: Chunk, sentence: str) -> str:
     """The sentence that introduces a list item ("统筹基金支付比例如下：" for "（二）住院：……")."""
-    if not _LIST_ITEM.match(sentence):
+    if not LIST_ITEM.match(sentence):
         return ""
     text = chunk.text
     at = text.find(sentence[:20])
     head = text[:at] if at > 0 else ""
-    lines = [ln for ln in re.split(r"[\n。；;]", head) if ln.strip() and not _LIST_ITEM.match(ln)]
+    lines = [ln for ln in re.split(r"[\n。；;]", head) if ln.strip() and not LIST_ITEM.match(ln)]
     return strip_label(lines[-1]) if lines else ""
 
 
@@ -572,7 +571,7 @@ def matter_label(fact: Fact, limit: int = 40) -> str:
     if at < 0:
         return " ".join(fact.matter)
     head = re.split(r"[；;]", sentence[:at])[-1]
-    label = _LIST_ITEM.sub("", head).strip(" ，,;；:：、")
+    label = LIST_ITEM.sub("", head).strip(" ，,;；:：、")
     if len(label) > limit:
         label = "…" + label[-(limit - 1):]
     return label or " ".join(fact.matter)
