@@ -53,3 +53,15 @@ def test_the_named_clause_is_the_answer(engine, question, clause, says):
     assert answer.status == "answered", answer.text
     assert answer.citations[0].clause == clause
     assert says in answer.text
+
+
+@pytest.mark.parametrize("question, clause, says", [
+    ("按照第二十一条休年假的职工，假期里的工资怎么发？", "第二十二条", "照发"),
+    ("Under Section 7(b), what happens if a phone is lost?", "Section 8", "no cost"),
+])
+def test_a_clause_named_as_the_rule_applied_is_answered_by_the_clause_that_applies_it(engine, question, clause,
+                                                                                      says):
+    answer = engine.ask(question)
+    assert answer.status == "answered", answer.text
+    assert answer.citations[0].clause == clause, answer.text
+    assert says in answer.text

@@ -73,6 +73,20 @@ def test_a_sentence_that_cannot_carry_the_type_is_recognised(kind: str, sentence
     assert carries(kind, sentence) is expected
 
 
+@pytest.mark.parametrize("question, kinds", [
+    ("Up to what trip length does the insurance apply?", {"duration"}),
+    ("What is the maximum duration of a secondment?", {"duration"}),
+    ("How much notice must a contractor give?", {"duration"}),
+])
+def test_a_question_asking_for_a_length_of_time_wants_a_duration(question, kinds) -> None:
+    asked = analyze(question)
+    assert asked.quantity and kinds <= asked.kinds
+
+
+def test_what_kinds_of_asks_for_a_list() -> None:
+    assert analyze("What kinds of gifts must be declared to compliance?").enumeration
+
+
 def test_enumerations_are_recognised_as_lists() -> None:
     assert lists_items("Countries requiring a visa letter: India, Peru, Ghana")
     assert lists_items("可以通过网站、App或者线下窗口办理")

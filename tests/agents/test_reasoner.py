@@ -494,3 +494,55 @@ def test_a_sentence_in_the_question_s_frame_about_another_matter_is_no_answer():
                                             make_chunk("doc", "2", "全市规模以上企业数量达到1200家。", **meta)))
     assert a.status == "abstained", a.text
     assert "工业增加值" in a.text
+
+
+# -- general signals on text the rules were not written from ---------------------------------
+ABROAD = dict(title="Hybrid Work Standard", published=dt.date(2025, 2, 1), authority="Lumen Tools Ltd.",
+              language="en")
+
+
+def test_a_rate_per_another_period_is_not_the_rate_asked():
+    weekly = make_chunk("hw", "2.1", "2.1 Throughout the year, remote work from abroad is allowed for up to two days "
+                        "per week.", clause="2.1", **ABROAD)
+    yearly = make_chunk("hw", "2.2", "2.2 Remote work from abroad is capped at 15 working days per calendar year.",
+                        clause="2.2", **ABROAD)
+    answer = ask("How many days a year may I work remotely from abroad?", ev(weekly, yearly))
+    assert "15 working days" in answer.text.split("[1]")[0], answer.text
+
+
+def test_what_a_question_says_has_not_happened_is_answered_by_the_sentence_that_says_so():
+    law = dict(title="示范建设工程条例", published=dt.date(2024, 5, 1), authority="示范市人民代表大会常务委员会")
+    done = make_chunk("law", "40", "第四十条 承包人签订并履行违法分包合同的，处十万元以下罚款。", **law)
+    not_yet = make_chunk("law", "41", "第四十一条 违法分包合同尚未履行的，可以处五万元以下罚款。", **law)
+    answer = ask("违法分包合同已经签了但还没有履行，最多罚多少钱？", ev(done, not_yet))
+    assert answer.text.startswith("违法分包合同尚未履行的"), answer.text
+
+
+def test_the_items_after_the_sentence_they_belong_to_answer_a_which_question():
+    chunk = make_chunk("it", "4", "4 Staff cannot take company laptops to sanctioned countries under any "
+                       "circumstances. Sanctioned countries currently include Atlantis, Lemuria and Mu. "
+                       "Travel to other places needs no approval.", clause="4", **ABROAD)
+    answer = ask("Which countries can't I bring my work laptop to?", ev(chunk))
+    assert "Atlantis, Lemuria and Mu" in answer.text, answer.text
+
+
+def test_a_deferred_standard_brings_the_sentence_of_the_clause_that_states_it():
+    law = dict(title="示范劳务条例", published=dt.date(2024, 1, 1), authority="示范市人民政府")
+    penalty = make_chunk("lw", "60", "第六十条 单位违反本条例规定解除劳务合同的，应当依照本条例第三十条规定的补偿标准的二倍"
+                         "支付赔偿金。", **law)
+    standard = make_chunk("lw", "30", "第三十条 补偿按劳务人员的服务年限，每满一年支付一个月报酬的标准支付。本条所称月报酬，"
+                          "是指合同解除前十二个月的平均报酬，月报酬高于本市平均报酬三倍的，按三倍计算。", **law)
+    answer = ask("单位违法解除劳务合同，赔偿金怎么计算？", ev(penalty, standard))
+    assert "每满一年支付一个月报酬" in answer.text, answer.text
+
+
+def test_the_users_words_rank_when_the_documents_use_them_and_the_rewrite_helps():
+    crew = dict(title="Crew Handbook", published=dt.date(2025, 3, 1), authority="Harbour Lines", language="en")
+    leave = make_chunk("cr", "2.1", "2.1 Parental leave is booked with the approval of the crew lead.", clause="2.1",
+                       **crew)
+    time_off = make_chunk("cr", "5.1", "5.1 Time off needs no approval from the crew lead.", clause="5.1", **crew)
+    question = "Do I need the crew lead's approval for time off?"
+    # the Router rewrote "time off" as "leave"
+    rewritten = RouteDecision(question=question, query="Do I need the crew lead's approval for leave?", language="en")
+    answer = Reasoner(today=TODAY).reason(question, rewritten, ev(leave, time_off))
+    assert answer.text.startswith("Time off needs no approval"), answer.text

@@ -562,3 +562,16 @@ def test_a_pinned_year_is_metadata_not_a_keyword(versions: Any) -> None:
     ev = Retriever(versions).retrieve(Router().route("按照2024年的规定，报销审核要多久"), k=3)
     assert "sig:p:0" not in ids(ev)
     assert "v24:a11:0" in ids(ev)
+
+
+def test_the_users_own_wording_is_searched_beside_the_routers_rewrite(store: Any, add_doc) -> None:
+    kinds = ["Parental", "Sick", "Study", "Jury", "Unpaid", "Carer", "Wedding", "Training"]
+    add_doc(store, "crew", "Crew Handbook", [
+        *((None, f"{k} leave is booked with the approval of the crew lead" + ", then recorded by payroll" * i + ".")
+          for i, k in enumerate(kinds)),
+        (None, "Time off needs no approval from the crew lead: you book it in the rota app."),
+    ], language="en")
+    # the Router turned "time off" into "leave"; the handbook says "time off"
+    ev = Retriever(store).retrieve(route("crew lead approval to book leave",
+                                         question="crew lead approval to book time off", language="en"), k=3)
+    assert any("Time off" in e.chunk.text for e in ev), [e.chunk.text for e in ev]

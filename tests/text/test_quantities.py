@@ -8,6 +8,7 @@ from agentic_rag.text.quantities import (
     comparable,
     extract_quantities,
     parse_number,
+    rate_periods,
     same_value,
 )
 
@@ -155,3 +156,14 @@ def test_comparable(a, b, expected):
 )
 def test_parse_number(text, value):
     assert parse_number(text) == value
+
+
+@pytest.mark.parametrize("text, periods", [
+    ("Staff may claim up to two taxi rides per week.", {"week"}),
+    ("Each team gets 12 training days a year and 1 offsite per quarter.", {"year"}),
+    ("交通补贴每月300元", {"month"}),
+    ("年度累计不超过10次，每日最多2次", {"year", "day"}),
+    ("The allowance is paid on request.", set()),
+])
+def test_the_period_a_rate_is_stated_per(text, periods):
+    assert rate_periods(text) == periods

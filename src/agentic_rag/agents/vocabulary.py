@@ -23,17 +23,15 @@ from importlib import resources
 from pathlib import Path
 from typing import Any
 
-import Stemmer
 
 from agentic_rag.errors import ConfigError
 from agentic_rag.text.language import is_cjk
-from agentic_rag.text.terms import Term, atoms, norm
+from agentic_rag.text.terms import Term, atoms, norm, stem, stems
 
 __all__ = ["TextCover", "Vocabulary", "load_synonyms", "load_colloquial", "packaged_vocabulary",
            "read_table", "synonyms"]
 
 _CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+")
-_STEMMER = Stemmer.Stemmer("english")
 
 
 def read_table(path: str | Path | None, packaged: str) -> tuple[str, str]:
@@ -160,7 +158,7 @@ class TextCover:
         normed = norm(text)
         self.text = _SPACES.sub("", normed)
         self.spaced = " " + _SPACES.sub(" ", normed) + " "
-        self.stems = set(_STEMMER.stemWords(_WORDS.findall(normed)))
+        self.stems = set(stems(_WORDS.findall(normed)))
         self._related: dict[str, bool] = {}
 
     def _text_for(self, word: str) -> str:
@@ -181,8 +179,8 @@ class TextCover:
             return w in self.text and w in self._text_for(w)
         parts = w.split()
         if len(parts) > 1:
-            return f" {w} " in self.spaced or all(_STEMMER.stemWord(p) in self.stems for p in parts)
-        return _STEMMER.stemWord(w) in self.stems or w in self.stems
+            return f" {w} " in self.spaced or all(stem(p) in self.stems for p in parts)
+        return stem(w) in self.stems or w in self.stems
 
     def _abbreviation(self, word: str) -> bool:
         # 医保 in 医疗保险, 社保 in 社会保险: the characters in order, a few characters apart

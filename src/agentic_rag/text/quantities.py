@@ -25,7 +25,7 @@ from functools import lru_cache
 from agentic_rag.text.numerals import CN_NUMERAL_CHARS, cn_to_int, normalize_digits
 from agentic_rag.types import Quantity
 
-__all__ = ["extract_quantities", "parse_number", "comparable", "same_value", "quantity_key"]
+__all__ = ["extract_quantities", "parse_number", "comparable", "same_value", "quantity_key", "rate_periods"]
 
 # -- numbers --------------------------------------------------------------------------------
 
@@ -399,3 +399,27 @@ def comparable(a: Quantity, b: Quantity) -> bool:
 def same_value(a: Quantity, b: Quantity) -> bool:
     """Whether two quantities say the same thing: 5日 == 5天 == 5 days, 3个工作日 != 3日."""
     return quantity_key(a) == quantity_key(b)
+
+
+# -- rates ------------------------------------------------------------------------------------
+
+#: the period a rate is stated per: "3 days per week", "每月1500元", "20 working days a year"
+_PERIODS = (
+    ("day", re.compile(r"\b(?:per|a|each|every) (?:calendar |working |business )?day\b|\bdaily\b|每日|每天|日均", _I)),
+    ("week", re.compile(r"\b(?:per|a|each|every) (?:calendar )?week\b|\bweekly\b|每周|每星期|每个星期|周均", _I)),
+    ("month", re.compile(r"\b(?:per|a|each|every) (?:calendar )?month\b|\bmonthly\b|每月|每个月|月均|按月", _I)),
+    ("year", re.compile(r"\b(?:per|a|each|every) (?:calendar |financial |fiscal )?year\b|\b(?:annually|yearly)\b|"
+                        r"每年|每个年度|每一年度|年均|按年|年度(?=内|最高|累计|限额|总额)", _I)),
+)
+
+
+def rate_periods(text: str) -> frozenset[str]:
+    """The periods ``text`` states a rate per (``day``, ``week``, ``month``, ``year``): a value
+    per week does not answer a question asked per year.
+
+    >>> sorted(rate_periods("up to three days per week, and 20 working days a year"))
+    ['week', 'year']
+    >>> sorted(rate_periods("每月不超过1500元"))
+    ['month']
+    """
+    return frozenset(period for period, pattern in _PERIODS if pattern.search(text))

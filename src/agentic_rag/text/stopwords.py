@@ -39,6 +39,8 @@ QUESTION_ZH = frozenset(
     "时候 什么时候 哪儿 哪里 分别 各自 各 以及 哪一年 哪年 哪一天 哪天 几月 几号 几点 "
     "以后 之后 以前 之前 一共 总共 共计 这份 这项 这条 那份 那项 那条".split()
 )
+#: interjections and courtesies: how a person talks, not what about (never a name either)
+INTERJECTIONS_EN = frozenset("oops hi hello hey thanks thank sorry ok okay um uh hmm ah oh wow yeah".split())
 QUESTION_EN = frozenset(
     "a an the of to in on at by for from with about as am is are was were be been being do does did "
     "what which who whom whose when where why how much many long often is it its this that these "
@@ -47,8 +49,10 @@ QUESTION_EN = frozenset(
     "per into out up down over after before within just also really get gets got getting go goes "
     "going went have has had having happen happens happened happening fast quickly soon "
     "able allowed like want wants need needs one ones thing things way ways still yet ever "
-    "two three four five six seven eight nine ten once".split()
-)
+    "two three four five six seven eight nine ten once kind kinds type types sort sorts "
+    "count counts qualify qualifies considered regarded deemed myself yourself ourselves yourselves "
+    "themselves himself herself itself".split()
+) | INTERJECTIONS_EN
 #: generic words of rule texts and the words that name an answer's kind (deadline, 日期): they help
 #: ranking but a question is not out of scope for lack of them
 SOFT_ZH = frozenset(
@@ -89,7 +93,7 @@ NAME_DROP_EN = frozenset({"who", "what", "when", "where", "which", "why", "how",
                    "also", "other", "however", "although", "while", "despite", "later", "then",
                    "here", "following", "today", "currently", "originally",
                    "some", "many", "most", "each", "every", "all", "one", "two", "three",
-                   "within", "without", "i", "my", "me"})
+                   "within", "without", "i", "my", "me"}) | INTERJECTIONS_EN
 
 #: filler of Chinese questions, removed from the Router's normalized query
 FILLERS_ZH = ("请问", "怎么样", "怎么", "怎样", "如何", "是不是", "能不能", "可不可以", "吗", "呢", "啊", "呀", "吧")

@@ -25,16 +25,103 @@ from agentic_rag.text.stopwords import (
 )
 from agentic_rag.text.tokenize import cut, cut_for_search, dictionary_path
 
-__all__ = ["Term", "atoms", "content_terms", "is_nounish", "norm", "segment", "stem", "word_tag"]
+__all__ = ["Term", "atoms", "content_terms", "english_verbs", "irregular_form", "is_nounish", "norm", "segment", "stem", "stems",
+           "word_tag"]
 
 _CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+")
 _TOKEN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+|[A-Za-z]+(?:'[A-Za-z]+)?|\d+(?:[.,]\d+)*")
 _STEMMER = Stemmer.Stemmer("english")
 
 
+#: English word forms the Snowball stemmer does not bring to their base: irregular past tenses
+#: and participles ("paid" -> pay; forms that are also common nouns or adjectives, such as left,
+#: found, felt, ground, are left alone), and British spellings (behaviour -> behavior)
+_IRREGULAR = {form: base for base, forms in (
+        ("pay", "paid"), ("spend", "spent"), ("buy", "bought"), ("bring", "brought"), ("catch", "caught"),
+        ("teach", "taught"), ("sell", "sold"), ("tell", "told"), ("hold", "held"), ("keep", "kept"),
+        ("sleep", "slept"), ("meet", "met"), ("mean", "meant"), ("build", "built"), ("send", "sent"),
+        ("lose", "lost"), ("win", "won"), ("go", "went gone"), ("give", "gave given"), ("take", "took taken"),
+        ("make", "made"), ("get", "got gotten"), ("come", "came"), ("become", "became"),
+        ("begin", "began begun"), ("write", "wrote written"), ("choose", "chose chosen"),
+        ("drive", "drove driven"), ("eat", "ate eaten"), ("fly", "flew flown"), ("know", "knew known"),
+        ("grow", "grew grown"), ("draw", "drew drawn"), ("throw", "threw thrown"), ("break", "broke broken"),
+        ("forget", "forgot forgotten"), ("hide", "hid hidden"), ("run", "ran"), ("sit", "sat"),
+        ("stand", "stood"), ("understand", "understood"), ("withdraw", "withdrew withdrawn"),
+        ("undertake", "undertook undertaken"), ("say", "said"), ("hear", "heard"), ("seek", "sought"),
+        ("fight", "fought"), ("deal", "dealt"), ("feed", "fed"), ("flee", "fled"), ("lend", "lent"),
+        ("speak", "spoke spoken"), ("steal", "stole stolen"), ("forbid", "forbade forbidden"),
+        ("forgive", "forgave forgiven"), ("arise", "arose arisen"), ("bear", "borne"), ("swear", "swore sworn"),
+        ("tear", "tore torn"), ("wear", "wore worn"), ("freeze", "froze frozen"), ("shake", "shook shaken"),
+        ("ride", "rode ridden"), ("rise", "risen"), ("sing", "sang sung"), ("drink", "drank drunk"),
+        ("swim", "swam swum"), ("ring", "rang rung"), ("sink", "sank sunk"), ("overtake", "overtook overtaken"),
+    ) for form in forms.split()}
+_BRITISH = {form: base for base, forms in (
+        ("behavior", "behaviour behaviours"), ("labor", "labour labours"), ("color", "colour colours"),
+        ("favor", "favour favours"), ("honor", "honour honours"), ("neighbor", "neighbour neighbours"),
+        ("harbor", "harbour"), ("humor", "humour"), ("rumor", "rumour rumours"), ("endeavor", "endeavour"),
+        ("license", "licence licences"), ("defense", "defence"), ("offense", "offence offences"),
+        ("practice", "practise"), ("center", "centre centres"), ("meter", "metre metres"),
+        ("liter", "litre litres"), ("theater", "theatre"), ("program", "programme programmes"),
+        ("check", "cheque cheques"), ("catalog", "catalogue"), ("analyze", "analyse"),
+        ("organize", "organise"), ("organization", "organisation organisations"),
+        ("recognize", "recognise"), ("realize", "realise"), ("authorize", "authorise"),
+        ("authorization", "authorisation"), ("prioritize", "prioritise"), ("minimize", "minimise"),
+        ("maximize", "maximise"), ("summarize", "summarise"), ("utilize", "utilise"),
+        ("categorize", "categorise"), ("finalize", "finalise"), ("apologize", "apologise"),
+        ("emphasize", "emphasise"), ("criticize", "criticise"), ("specialize", "specialise"),
+        ("standardize", "standardise"),
+        ("traveled", "travelled"), ("traveling", "travelling"), ("traveler", "traveller travellers"),
+        ("canceled", "cancelled"), ("canceling", "cancelling"), ("labeled", "labelled"),
+        ("fulfill", "fulfil"), ("enroll", "enrol"), ("enrollment", "enrolment"),
+        ("installment", "instalment instalments"), ("judgment", "judgement"), ("aging", "ageing"),
+        ("gray", "grey"), ("tire", "tyre tyres"), ("pediatric", "paediatric"), ("skeptical", "sceptical"),
+        ("maneuver", "manoeuvre"), ("mold", "mould"), ("plow", "plough"), ("cozy", "cosy"),
+    ) for form in forms.split()}
+_BASE_FORMS = {**_IRREGULAR, **_BRITISH}
+
+
 def stem(word: str) -> str:
-    """The English Snowball stem of a lowercase word ("reimbursed" -> "reimburs")."""
-    return _STEMMER.stemWord(word)
+    """The English Snowball stem of a lowercase word ("reimbursed" -> "reimburs"), after
+    bringing an irregular or British form to its base ("paid" -> "pay", "behaviour" -> "behavior")."""
+    return _STEMMER.stemWord(_BASE_FORMS.get(word, word))
+
+
+def stems(words: list[str]) -> list[str]:
+    """:func:`stem` of each lowercase word."""
+    return _STEMMER.stemWords([_BASE_FORMS.get(w, w) for w in words])
+
+
+#: the word after a modal or auxiliary, with its pronoun subject ("can't I bring", "do I have
+#: to claim", "may we take"), or after "have to" / "need to" ...: a verb
+_MODAL = r"(?:can|cannot|could|may|might|must|shall|should|will|would|do|does|did|ca|wo|sha)(?:n't|not)?"
+_PRONOUN = r"(?:i|we|you|they|he|she|it|one)"
+_VERB_AFTER = re.compile(
+    rf"\b{_MODAL}\s+{_PRONOUN}\s+(?:not\s+)?(?:(?:have|need|want|ought|got|going|able|allowed)\s+to\s+)?(?P<verb>[a-z]+)\b|"
+    rf"\b{_PRONOUN}\s+{_MODAL}\s+(?:not\s+)?(?P<said>[a-z]+)\b|"
+    r"\b(?:have|has|had|need|needs|want|wants|ought|going|able|allowed|how)\s+to\s+(?P<inf>[a-z]+)\b", re.I)
+
+
+def english_verbs(text: str) -> frozenset[str]:
+    """Lowercase words that ``text`` uses as verbs, read off the words around them: after a
+    modal or auxiliary ("can't I bring" -> bring) or "have to" / "need to" ("how long do I have
+    to claim" -> claim). An action is worded many ways; a question is not out of scope for
+    lacking its exact verb.
+
+    >>> sorted(english_verbs("Which countries can't I bring my laptop to? Do I have to claim it back?"))
+    ['bring', 'claim']
+    """
+    out = set()
+    for m in _VERB_AFTER.finditer(text):
+        word = (m.group("verb") or m.group("said") or m.group("inf")).lower()
+        if word not in ("i", "we", "you", "they", "he", "she", "it", "the", "a", "an", "my", "your", "not", "to"):
+            out.add(word)
+    return frozenset(out)
+
+
+def irregular_form(word: str) -> bool:
+    """Whether a lowercase English word is an irregular past tense or participle ("paid", "sent"):
+    an action, whatever its ending."""
+    return word in _IRREGULAR
 
 
 @lru_cache(maxsize=65536)
@@ -179,7 +266,7 @@ def content_terms(text: str) -> list[Term]:
         else:
             if low in QUESTION_EN or len(low) < 2:
                 continue
-            key, cjk = _STEMMER.stemWord(low), False
+            key, cjk = stem(low), False
             soft = key in SOFT_EN or low in GENERIC_EN
         if key in seen:
             continue

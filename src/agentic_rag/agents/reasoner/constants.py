@@ -19,6 +19,8 @@ SPLIT_CACHE = 4096
 CONDITION_FACTOR = 0.8
 #: a sentence that states years, none of them the one the question names, counts this much
 OTHER_YEAR = 0.8
+#: a rate stated per another period than the question's ("per week" for "a year") counts this much
+OTHER_PERIOD = 0.8
 
 #: in a question about which source prevails, a sentence another document contradicts gains this
 DISPUTED_BONUS = 0.3
@@ -44,6 +46,8 @@ CONTEXT_HIT = 0.6
 BIGRAM = 0.1
 #: the sentence is the one a question names by its words ("按照X的规定")
 ASKED_MATCH = 0.3
+#: the sentence says "not" of what the question says "not" of ("尚未实施" for "还没有实施")
+NEGATION_MATCH = 0.3
 #: the sentence is of a passage another passage's sentence leads to, for a question about a
 #: thing it does not name ("the town where X was born": the town's passage answers)
 HOP_LINK = 0.25
@@ -65,6 +69,8 @@ EXTRA_OF_THRESHOLD, EXTRA_OF_BEST = 0.8, 0.45
 SAME_CLAUSE_GAIN = 0.5
 #: for "which ones": the lead sentence's siblings scoring this share of it are listed too
 SIBLING_SHARE = 0.9
+#: ... and one of the next this many sentences of its chunk that lists what the question names
+LIST_FOLLOWS = 2
 #: a conflict's sentences are weighed when they score this share of the threshold / the best
 CONFLICT_OF_BEST = 0.6
 #: an unrelated conflict (touching no chosen sentence) is dropped below this share of the lead

@@ -52,6 +52,7 @@ import re
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field, replace
+from functools import lru_cache
 
 from agentic_rag.agents.overrides import OverrideRule, load_overrides
 from agentic_rag.agents.reasoner import abstention, comparison
@@ -94,8 +95,9 @@ from agentic_rag.ingest.edges import amended_clauses, amended_title
 from agentic_rag.text.clauses import clause_matches, clause_number
 from agentic_rag.text.language import is_cjk
 from agentic_rag.text.numerals import cn_to_int
-from agentic_rag.text.quantities import extract_quantities, same_value
+from agentic_rag.text.quantities import extract_quantities, rate_periods, same_value
 from agentic_rag.text.sentences import (
+    LIST_ITEM,
     is_heading,
     label_length,
     split_sentences,
@@ -103,7 +105,7 @@ from agentic_rag.text.sentences import (
 )
 from agentic_rag.text.similarity import char_bigrams, jaccard, mixed_bigrams
 from agentic_rag.text.stopwords import QUESTION_ZH
-from agentic_rag.text.terms import Term, content_terms, is_nounish, segment
+from agentic_rag.text.terms import Term, content_terms, english_verbs, irregular_form, is_nounish, norm, segment, stem
 from agentic_rag.types import (
     Answer,
     AnswerSentence,
@@ -120,8 +122,10 @@ from agentic_rag.types import (
 __all__ = ["Reasoner"]
 
 #: a cross-reference in a sentence: "详见第七条", "《X办法》第三条", "see Section 4.2"
+#: how a document names itself in its own references ("依照本法第四十七条", "本办法第九条")
+_SELF = r"本(?:法|办法|规定|制度|通知|条例|细则|决定|章程|准则)"
 _REF = re.compile(
-    r"(?P<cue>详见|参见|参照|见|依照|按照|依据|根据|按|适用|执行)?\s*(?:本(?:办法|规定|制度|通知|条例|细则))?"
+    r"(?P<cue>详见|参见|参照|见|依照|按照|依据|根据|按|适用|执行)?\s*(?:" + _SELF + r")?"
     r"(?:《(?P<title>[^》]{2,80})》)?第(?P<no>[一二三四五六七八九十百零〇\d]+)条(?:之(?P<sub>[一二三四五六七八九十]+))?"
     r"|(?P<encue>see|under|in accordance with|as set out in|pursuant to|refer to)?\s*"
     r"(?:Section|Article|Clause)\s+(?P<enno>\d+(?:\.\d+)*)", re.I)
@@ -149,6 +153,7 @@ class _Sentence:
     dense: float | None = None  # the dense signal of its chunk (scoring.dense_signal)
     has_quantity: bool = False
     matches_asked: bool = False
+    negates_asked: bool = False  # it says "not" of what the question says "not" of (尚未实施 / 还没有实施)
     fills_slot: bool = False  # it says something where the question's question word stands
     support: float = 0.0  # its score as evidence that it is about the matter (abstention reads it)
     #: the sentence of another passage that names this one's subject (the hop before it)
@@ -185,6 +190,7 @@ class _Plan:
     question: str = ""
     asks_conflict: bool = False  # "……和国家规定不一致，以哪个为准？": the answer is an arbitration
     hop: bool = False  # it asks about a thing it does not name ("the city where X was born")
+    classes: frozenset[str] = frozenset()  # the nouns its question word asks for ("which countries")
 
 
 def _is_soft(key: str, plan: _Plan) -> bool:
@@ -326,6 +332,7 @@ class Reasoner:
         # an instance of: "哪个部门" is answered by 公安机关, "which countries" by "India, Peru";
         # a question is not out of scope for lacking it
         classes = _answer_classes(question)
+        verbs = english_verbs(question)  # "can't I bring": an action, often worded otherwise
         # the words of a clause label ("Section", "clause") are the clause, not things of their own
         labels = [c.lower() for c in route.slots.clauses]
         q_terms = [t for t in q_terms if not any(t.text.lower() in label for label in labels)]
@@ -334,14 +341,19 @@ class Reasoner:
         terms: list[Term] = []
         base: dict[str, float] = {}
         named = {x.lower() for x in (*route.slots.places, *route.slots.entities)}
+        listed = analyze(question).answer_type == "list"
+        everything = TextCover("\n".join(
+            f"{e.chunk.title}\n{e.chunk.text}\n{_table_text(e.chunk)}" for e in evidence))
         for t in q_terms:
             soft = t.soft
-            # the Router rewrote a colloquial word into formal terms: the rewrite is what counts
-            if query_cover is not None and not query_cover.covers(t):
+            # the Router rewrote a colloquial word into formal terms: the rewrite is what counts,
+            # unless the documents say it the user's way ("time off" where a policy says so)
+            if query_cover is not None and not query_cover.covers(t) and not everything.covers(t):
                 soft = True
             t = replace(t, soft=soft)
             terms.append(t)
-            if soft:
+            if soft or listed and t.text.lower() in classes:
+                # "which countries", "what kinds of behaviour": the items answer, not the class
                 base[t.key] = C.SOFT_TERM
             elif t.text.lower() in named or (t.cjk and len(t.text) >= 2 and any(t.text in n for n in named)):
                 base[t.key] = C.NAMED_TERM
@@ -349,15 +361,16 @@ class Reasoner:
                 base[t.key] = 1.0
         if query_cover is not None:
             # the Router's formal rewrite of colloquial words ("能报多少" -> 报销比例) ranks like
-            # the question's own words, but a question is not out of scope for lacking it
+            # the question's own words, but a question is not out of scope for lacking it; when
+            # the documents say it the user's way, the user's words rank and the rewrite helps
+            replaced = [t for t in q_terms if not query_cover.covers(t)]
+            said = bool(replaced) and all(everything.covers(t) for t in replaced)
             for t in self._with_synonyms(content_terms(query), query):
                 if t.key not in base:
                     terms.append(replace(t, soft=True))
-                    base[t.key] = C.SOFT_TERM if t.soft else 1.0
+                    base[t.key] = C.SOFT_TERM if t.soft or said else 1.0
         # two single characters in a row are an unknown word (起付 of 起付标准) when the evidence
         # writes them together; otherwise they are colloquial filler (先办) and stay dropped
-        everything = TextCover("\n".join(
-            f"{e.chunk.title}\n{e.chunk.text}\n{_table_text(e.chunk)}" for e in evidence))
         for pair in _unknown_pairs(question):
             if pair not in base and pair in everything.text:
                 terms.append(Term(pair, pair, False, True))
@@ -370,9 +383,12 @@ class Reasoner:
                 terms.append(t)
                 base[t.key] = C.SOFT_TERM
         # a clause the question names ("第三十九条", "Section D.4") is a thing it asks about: only
-        # that clause covers it, by its label, whatever its text repeats
+        # that clause covers it, by its label, whatever its text repeats; a clause it names as
+        # the rule applied ("违反第十五条规定的", "under Section 5") is also covered by the clause
+        # that refers to it (the penalty, the exception)
         for label in route.slots.clauses:
-            t = Term(label, _CLAUSE_KEY + clause_number(label), False, is_cjk(label))
+            prefix = _CITED_KEY if _cites_clause(question, label) else _CLAUSE_KEY
+            t = Term(label, prefix + clause_number(label), False, is_cjk(label))
             if t.key not in base:
                 terms.append(t)
                 base[t.key] = C.NAMED_TERM
@@ -385,7 +401,7 @@ class Reasoner:
             df = sum(1 for c, e in zip(covers, evidence) if _covers(c, t, e.chunk))
             weights[t.key] = base[t.key] * (1.0 + math.log((n + 1) / (df + 1)))
             if df == 0 and not t.soft:
-                if _thing_word(t) and t.text.lower() not in classes:
+                if _thing_word(t) and t.text.lower() not in classes and t.text.lower() not in verbs:
                     missing.append(t)
                 else:
                     # only a missing *thing* makes a question out of scope: actions and manners
@@ -449,7 +465,7 @@ class Reasoner:
         coverage = max((covered(p.terms) for p in pieces), default=covered(terms))
         return _Plan(terms, weights, parts[:C.MAX_SENTENCES], pieces[:C.MAX_SENTENCES], missing,
                      whole, asked, mixed_bigrams(question), coverage=coverage, question=question,
-                     asks_conflict=asks_conflict, hop=needs_hop(question))
+                     asks_conflict=asks_conflict, hop=needs_hop(question), classes=frozenset(classes))
 
     def _with_synonyms(self, terms: Sequence[Term], text: str) -> list[Term]:
         """Terms with their synonyms; an English word inside a phrase of a synonym group
@@ -482,6 +498,8 @@ class Reasoner:
             in_head = {t.key for t in plan.terms if t.key in in_context and _covers(head, t, chunk)}
             factor = _version_factor(chunk, route)
             years = {str(y) for y in route.slots.years} - {route.version}
+            periods = rate_periods(route.question) if plan.wants.quantity else frozenset()
+            negated = _negated(route.question)
             dense = dense_signal(ev.scores["vector"]) if "vector" in ev.scores else (0.0 if dense_leg else None)
             for pos, sent in enumerate(self._sentences(chunk, lang, plan.wants.enumeration)):
                 sent.ev, sent.idx, sent.factor, sent.position, sent.dense = ev, idx, factor, pos, dense
@@ -493,6 +511,8 @@ class Reasoner:
                     sent.factor *= C.OTHER_YEAR
                 if _SUB_PERIOD.search(sent.quote) and not _SUB_PERIOD.search(route.question):
                     sent.factor *= C.CONDITION_FACTOR  # "上半年交付56.4万辆" for "2022年交付量"
+                if periods and (per := rate_periods(sent.quote)) and not per & periods:
+                    sent.factor *= C.OTHER_PERIOD  # "three days per week" for "how many days a year"
                 sent.hits = {t.key for t in plan.terms if _covers(sent.cover, t, chunk)}
                 sent.ctx_hits = in_context - sent.hits
                 sent.head_hits = in_head & sent.ctx_hits
@@ -500,6 +520,7 @@ class Reasoner:
                 sent.has_quantity = bool(quantities)
                 sent.kinds = {q.kind for q in quantities}
                 sent.matches_asked = any(same_value(a, q) for a in plan.asked for q in quantities)
+                sent.negates_asked = bool(negated) and bool(negated & _negated(sent.quote))
                 sent.bigram = _bigram_share(plan.bigrams, sent.text)
                 sent.fills_slot = fills_slot(sent.text, plan.question)
                 out.append(sent)
@@ -540,6 +561,8 @@ class Reasoner:
         lexical += C.BIGRAM * s.bigram
         if s.matches_asked:
             lexical += C.ASKED_MATCH
+        if s.negates_asked:
+            lexical += C.NEGATION_MATCH
         if s.link is not None and plan.hop:
             lexical += C.HOP_LINK  # the question asks about the thing the link leads to
         fit = 0.0
@@ -617,7 +640,15 @@ class Reasoner:
             lead = chosen[0]
             siblings = [s for s in candidates if s.chunk.chunk_id == lead.chunk.chunk_id
                         and s not in chosen and s.support >= lead.support * C.SIBLING_SHARE]
-            chosen[1:1] = siblings[:C.MAX_SENTENCES]
+            # the items may follow the sentence that says what they are for: "... cannot work
+            # from embargoed countries." + "Embargoed countries include Cuba, Iran, ..."
+            following = sorted((s for s in candidates if s.chunk.chunk_id == lead.chunk.chunk_id
+                                and s.offset > lead.offset and s not in chosen),
+                               key=lambda s: s.offset)[:C.LIST_FOLLOWS]
+            items = [s for s in following if plan.classes and lists_items(s.text)
+                     and any(s.cover.covers(c) for c in plan.classes)][:1]
+            siblings = [s for s in siblings if s not in items]
+            chosen[1:1] = items + siblings[:C.MAX_SENTENCES]  # the items are the direct answer
             extra |= {id(s) for s in siblings[:C.MAX_SENTENCES]}
         return chosen, extra
 
@@ -740,15 +771,23 @@ class Reasoner:
             if not targets:
                 # a deferral elsewhere in the same clause ("……未列明的，依照本办法第五条规定的比例")
                 targets = _referenced_chunks(s.chunk.text, s.chunk, evidence, strong_only=True)
+            # what the sentence defers ("依照本法第四十七条规定的经济补偿标准", "贷款额度和期限依照
+            # 本办法第九条确定"): the target's first sentence that states it comes with the one
+            # that best fits the question
+            deferred = _deferred_terms(s.quote)
             for target in targets:
-                if any(r.chunk.chunk_id == target.chunk_id for r in result):
-                    continue
                 pool = [c for c in candidates if c.chunk.chunk_id == target.chunk_id]
                 if not pool:
                     continue
-                best = max(pool, key=lambda c: (c.score, -c.offset))
-                result.insert(result.index(s) + 1 + added, best)
-                added += 1
+                picks = [] if any(r.chunk.chunk_id == target.chunk_id for r in result) else \
+                    [max(pool, key=lambda c: (c.score, -c.offset))]
+                stating = [c for c in pool if any(c.cover.covers(t) for t in deferred)]
+                if stating:
+                    first = max(stating, key=lambda c: (sum(c.cover.covers(t) for t in deferred), -c.offset))
+                    picks = [first] + [p for p in picks if p is not first]
+                for best in [p for p in picks if p not in result]:
+                    result.insert(result.index(s) + 1 + added, best)
+                    added += 1
                 if added >= 3:
                     return _without_deferrals(result, evidence)
         return _without_deferrals(result, evidence)
@@ -852,9 +891,53 @@ class Reasoner:
 
 #: the key prefix of a question term that names a clause
 _CLAUSE_KEY = "§"
+#: ... and of one that names a clause as the rule applied (covered by a text citing it, too)
+_CITED_KEY = "§→"
 #: ... and of one that is a year the question joins with another ("2022年和2023年")
 _YEAR_KEY = "@"
 _JOINED_YEARS = re.compile(r"(?<!\d)((?:19|20)\d{2})\s*年?\s*(?:和|与|及|以及|、|至|,|and|&)\s*((?:19|20)\d{2})(?!\d)", re.I)
+
+
+#: how a question names a clause as the rule applied, not as the thing asked about
+_APPLIES = re.compile(r"(?:依照|依据|根据|按照|违反|适用|不符合|符合)(?:" + _SELF + r")?(?:第[^，。？?]{1,12}条[、和及与]?){0,3}$|"
+                      r"\b(?:under|pursuant to|in accordance with|according to|in breach of|breach(?:es|ing)?|"
+                      r"violat(?:e|es|ing)|referred to in|set out in)\s+(?:(?:the|this)\s+)?$", re.I)
+
+
+def _deferred_terms(quote: str) -> list[Term]:
+    """The words of what a sentence defers to another clause: after "第N条规定的" ("……的经济补偿
+    标准"), else before the reference ("贷款额度和期限依照本办法第九条确定")."""
+    words: list[str] = []
+    for m in _REF.finditer(quote):
+        after = quote[m.end():m.end() + 20]
+        if after.startswith(("规定的", "所称", "的")):
+            words.append(re.split(r"[，,；;。]", after.removeprefix("规定的").removeprefix("的"))[0])
+        else:
+            words.append(re.split(r"[，,；;。]", quote[:m.start()])[-1])
+    return content_terms(" ".join(words))
+
+
+_NEGATION = re.compile(r"(?:尚未|还没有?|并未|没有|从未|未|不)(?:被|再|予|得|能|曾)?(?P<zh>[\u4e00-\u9fff]{2})|"
+                       r"\b(?:not|never|n't|no longer)\s+(?:yet\s+|been\s+|be\s+)?(?P<en>[a-z]{4,})", re.I)
+
+
+@lru_cache(maxsize=8192)
+def _negated(text: str) -> frozenset[str]:
+    """The words ``text`` says "not" of ("尚未实施" -> 实施, "has not been approved" -> approv):
+    a question about what holds when something has not happened is answered by the sentence
+    that says so, not by the one about when it has."""
+    out = set()
+    for m in _NEGATION.finditer(text):
+        word = m.group("zh") or m.group("en")
+        out.add(word if m.group("zh") else stem(word.lower()))
+    return frozenset(out)
+
+
+def _cites_clause(question: str, label: str) -> bool:
+    """Whether ``question`` names the clause ``label`` as the rule applied ("不得依照第四十条的规定
+    解除", "what is the penalty for breaching Section 5"), not as what it asks about."""
+    at = question.find(label)
+    return at >= 0 and _APPLIES.search(question[max(0, at - 40):at]) is not None
 
 
 def _joined_years(text: str) -> list[str]:
@@ -963,6 +1046,8 @@ def _as_amended(sentence: str) -> str:
 def _covers(cover: TextCover, term: Term, chunk: Chunk) -> bool:
     """Whether a text of ``chunk`` (a sentence, its context) mentions ``term``; a clause the
     question names is mentioned by that clause only, by its label or number."""
+    if term.key.startswith(_CITED_KEY):
+        return clause_matches(term.text, chunk.clause, chunk.clause_no) or norm(term.text).replace(" ", "") in cover.text
     if term.key.startswith(_CLAUSE_KEY):
         return clause_matches(term.text, chunk.clause, chunk.clause_no)
     if term.key.startswith(_YEAR_KEY):
@@ -1060,7 +1145,7 @@ def _unknown_pairs(question: str) -> list[str]:
 
 _CLASS_ZH = re.compile(r"(?:什么|哪个|哪些|哪种|哪类|哪家|哪位|哪一个|哪一种|哪几个|哪几种|哪几|何种|何)(?:样的|的)?"
                        r"(?P<noun>[\u4e00-\u9fff]{2,4})")
-_CLASS_EN = re.compile(r"\b(?:which|what|whose|how many)\s+(?P<noun>[a-z][a-z'\-]+)", re.I)
+_CLASS_EN = re.compile(r"\b(?:which|what|whose|how many)\s+(?:(?:kinds?|types?|sorts?)\s+of\s+)?(?P<noun>[a-z][a-z'\-]+)", re.I)
 
 
 def _answer_classes(question: str) -> set[str]:
@@ -1080,7 +1165,8 @@ def _answer_classes(question: str) -> set[str]:
 def _thing_word(t: Term) -> bool:
     if t.cjk:
         return is_nounish(t.text)
-    return not re.search(r"(?:ed|ly)$", t.text.lower())
+    low = t.text.lower()
+    return not (re.search(r"(?:ed|ly)$", low) or irregular_form(low))
 
 
 
@@ -1230,7 +1316,7 @@ def _sentences_of(chunk: Chunk, lang: str, lists: bool = False) -> list[_Sentenc
             whole_list()
             intro, intro_at, headed = shown, s, False
             continue
-        if _LIST_ITEM.match(quote) and intro:
+        if LIST_ITEM.match(quote) and intro:
             # an item says what its introducing line says ("如下：" + "（一）……"); under a
             # heading it stands alone, the heading is its context
             cover = TextCover(shown if headed else intro + " " + shown)
@@ -1375,7 +1461,6 @@ _METADATA = re.compile(
     r"|^[^，。,;；]{0,40}〔\d{4}〕\d+号\s*$"
     r"|^[^，。,;；]{2,40}\d{4}年\d{1,2}月\d{1,2}日\s*$", re.I)
 _INTRO = re.compile(r"(?:[:：]\s*$|如下[:：]?\s*$|as follows[:.]?\s*$)", re.I)
-_LIST_ITEM = re.compile(r"^\s*(?:[（(][一二三四五六七八九十\d]+[)）]|[一二三四五六七八九十]+、|\d+[.、)）](?!\d)|[-*•])")
 _TABLE_REF = re.compile(r"下表|如下表|附表|见表|表\s*\d|\btable (?:below|above)\b|\bthe table\b|\bTable\s+\d", re.I)
 
 

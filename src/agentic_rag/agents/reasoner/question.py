@@ -72,17 +72,21 @@ _EXPLICIT_QUANTITY = re.compile(r"多少|几|多长|多久|多高|多大|how (?:
 _ASKS_QUANTITY = re.compile(
     r"多少|几|多长|多久|多高|多大|比例|标准|限额|额度|时限|期限|什么时候|何时|哪天|起付|金额|费用|天数|"
     r"how (?:much|many|long|often|soon)|what (?:percentage|rate|amount|share)|\bwhen\b|\blimit\b|"
-    r"\brate\b|\bdeadline\b|\bhow\b", re.I)
+    r"\brate\b|\bdeadline\b|\bhow\b|\bup to what\b|\b(?:length|duration|minimum|maximum)\b", re.I)
 #: what kind of value a question asks for, from its question words
 _KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("duration", re.compile(r"多少天|几天|多少个?工作日|几个工作日|多长时间|多久|多少年|几年|几个月|多少个月|期限|时限|有效期|"
-                            r"how long|how many (?:days|weeks|months|years|hours)|how (?:soon|fast|quickly)|within how", re.I)),
+                            r"how long|how many (?:days|weeks|months|years|hours)|how (?:soon|fast|quickly)|within how|"
+                            r"时长|\b(?:length|duration)\b|"
+                            r"\b(?:how much|minimum|maximum|what)\s+(?:\w+\s+)?(?:time(?: off)?|leave|notice|holidays?|"
+                            r"vacation|absence)\b", re.I)),
     ("money", re.compile(r"多少钱|多少元|几元|金额|限额|额度|费用是多少|补贴|津贴|how much|\bcost\b|allowance|amount", re.I)),
     ("percent", re.compile(r"比例|百分之几|几成|百分比|percentage|\brate\b|\bshare\b", re.I)),
     ("date", re.compile(r"哪天|哪一天|什么时候|何时|几月几日|日期|\bwhen\b|\bdate\b", re.I)),
     ("count", re.compile(r"多少次|几次|多少人|几人|多少项|几项|how many (?:times|people|persons|items)", re.I)),
 )
-_ENUMERATION = re.compile(r"哪些|哪几|有哪|都有谁|有谁|\bwhich\b(?! one)|\bwhat are\b|\blist\b|\bname the\b", re.I)
+_ENUMERATION = re.compile(r"哪些|哪几|有哪|都有谁|有谁|\bwhich\b(?! one)|\bwhat are\b|\blist\b|\bname the\b|"
+                          r"\bwhat (?:kinds?|types?|sorts?) of\b", re.I)
 
 # question words, tried in order; the first that matches decides
 _COMPARISON = re.compile(
@@ -100,7 +104,8 @@ _NUMBER = re.compile(
     r"多少|几(?!乎)|多长|多久|多高|多大|多重|多远|百分之几|几成|"
     r"(?:人数|数量|总数|次数|销量|产量|总产量|营收|收入|票房|产值|价格|售价|金额|规模|吞吐量|交付量|净利润|利润|"
     r"增速|增幅|增长率|比例|比率|出生率|[^\s，,]率|震级|点数|总额|份额|排名)\s*(?:是|为)?\s*[？?]?\s*$|"
-    r"增长了?多少|\bhow (?:much|many|long|old|far|big|tall|often|soon)\b|\bwhat (?:percentage|rate|amount|share|"
+    r"增长了?多少|\bhow (?:much|many|long|old|far|big|tall|often|soon)\b|\bup to what\b|"
+    r"\bwhat (?:is|are|was|were) the (?:minimum|maximum)\b|\bwhat (?:percentage|rate|amount|share|"
     r"number|proportion|fraction)\b|\bnumber of\b|\bwhat (?:is|was|were|are) (?:the |its |their )?(?:\S+'s )?"
     r"(?:\w+ )?(?:revenue|sales|population|price|cost|salary|budget|score|amount|height|length|age|"
     r"profit|income|fee|allowance|rate)\b", re.I)

@@ -46,7 +46,7 @@ from agentic_rag.agents.retriever import multihop
 from agentic_rag.agents.retriever.expansion import expand_query
 from agentic_rag.agents.retriever.fusion import fuse_rrf, fuse_weighted, minmax
 from agentic_rag.agents.retriever.legs import BM25Leg, Leg, LegQuery, VectorLeg
-from agentic_rag.agents.sufficiency import coverage
+from agentic_rag.agents.sufficiency import coverage, key_terms
 from agentic_rag.agents.vocabulary import Vocabulary, load_synonyms
 from agentic_rag.text.clauses import clause_matches, clause_number
 from agentic_rag.text.names import title_matches, title_within
@@ -70,7 +70,7 @@ __all__ = ["Retriever"]
 class _Query:
     text: str
     round: int
-    role: str  # "main", "entity", "sub", "hop"
+    role: str  # "main", "wording" (the question as the user put it), "entity", "sub", "hop"
     entity: str = ""
     legs: dict[str, dict[str, float]] = field(default_factory=dict)  # leg -> id -> raw score
     fused: dict[str, float] = field(default_factory=dict)
@@ -140,6 +140,10 @@ class Retriever:
         seen: set[str] = set()
         queries: list[_Query] = []
         plan = [_Query(main_text, 1, "main")]
+        if _rewritten(route):
+            # the Router's formal rewrite ("time off" -> leave) is searched, and the user's own
+            # words too: a document may say it the user's way
+            plan.append(_Query(route.question, 1, "wording"))
         plan += [_Query(s, 1, "sub", entity=s) for s in subs]
         # entity queries find an entity's own page; lexicon terms (医疗保险) are no page titles
         plan += [_Query(e, 1, "entity", entity=e) for e in entities
@@ -265,7 +269,7 @@ class Retriever:
         # entities' own passages first (they name the bridge most directly), then the question's
         # best hits; each source gives at most three names, a round at most six
         for q in queries:
-            if q.round == rnd and q.ranked and q.role != "main":
+            if q.round == rnd and q.ranked and q.role not in ("main", "wording"):
                 own = [c for c in q.ranked[:5] if c in self._chunks
                        and title_matches(q.entity, self._chunks[c])]
                 # the whole page (its first pieces), not only the piece that matched; two pages
@@ -311,7 +315,7 @@ class Retriever:
         for q in queries:
             q.fused = self._fuse_one(q.legs, route)
             q.ranked = [c for c, _ in sorted(q.fused.items(), key=lambda kv: (-kv[1], kv[0]))]
-            if q.role != "main":  # an entity's own page first: "Lothair II" -> the Lothair II page
+            if q.role not in ("main", "wording"):  # an entity's own page first: "Lothair II" -> the Lothair II page
                 own = [c for c in q.ranked[:20] if title_matches(q.entity, self._chunks[c])]
                 q.ranked = own + [c for c in q.ranked if c not in own]
         pool = _pool(queries)
@@ -694,10 +698,11 @@ def _pool(queries: list[_Query]) -> dict[str, float]:
         top = max(q.fused.values()) or 1.0
         discount = 0.9 ** (q.round - 1) * (1.0 if q.role == "main" else 0.95)
         # an entity/bridge query is there to find that entity's own page; its other hits are
-        # weaker evidence than the question's own
-        own = set(q.ranked[:1]) if q.role != "main" else set()
+        # weaker evidence than the question's own (its own wording is the question)
+        whole = q.role in ("main", "wording")
+        own = set(q.ranked[:1]) if not whole else set()
         for cid, s in q.fused.items():
-            v = s / top * discount * (1.0 if q.role == "main" or cid in own else C.SIDE_HITS)
+            v = s / top * discount * (1.0 if whole or cid in own else C.SIDE_HITS)
             if v > pool.get(cid, -1.0):
                 pool[cid] = round(v, 6)
     return pool
@@ -859,6 +864,16 @@ def _store_version(store: Any) -> int | None:
     except Exception:  # a backend without one, or a failed read: caching is only an optimization
         return None
     return version if isinstance(version, int) else None
+
+
+def _rewritten(route: RouteDecision) -> bool:
+    """Whether the query is the question with some of its words put another way (the Router's
+    colloquial -> formal rewrite), not a planner's narrower query ("Nimbus") or the question
+    itself: most of the question's key terms stay, and some are gone."""
+    if not (route.query and route.question):
+        return False
+    asked, searched = set(key_terms(route.question)), set(key_terms(route.query))
+    return bool(asked - searched) and 2 * len(asked & searched) >= len(asked)
 
 
 def _norm_query(text: str) -> str:

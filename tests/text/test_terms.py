@@ -1,0 +1,25 @@
+"""Question words as the Reasoner reads them: what is subject matter, and how a word is matched."""
+
+from __future__ import annotations
+
+from agentic_rag.agents.vocabulary import TextCover
+from agentic_rag.text.terms import content_terms, english_verbs, irregular_form, stem
+
+
+def test_interjections_and_reflexive_pronouns_are_no_subject_matter():
+    keys = [t.key for t in content_terms("Oops, I booked the flight myself. Hello, who approves it?")]
+    assert keys == [stem("booked"), "flight", stem("approves")]
+
+
+def test_irregular_past_forms_and_british_spellings_meet_their_base_word():
+    assert stem("paid") == stem("pay") and stem("sent") == stem("send")
+    assert stem("behaviour") == stem("behavior") and stem("licence") == stem("license")
+    assert TextCover("Employees who pay for a client dinner must claim it.").covers(content_terms("paid")[0])
+    assert TextCover("Unacceptable behavior includes theft.").covers(content_terms("behaviour")[0])
+    assert irregular_form("paid") and not irregular_form("behaviour") and not irregular_form("left")
+
+
+def test_verbs_are_read_off_the_modal_or_to_before_them():
+    assert english_verbs("Which devices can't I bring abroad? Do we have to report it?") == {"bring", "report"}
+    # a subject that is no pronoun is not taken for the verb
+    assert english_verbs("Can staff get paid time off?") == frozenset()
