@@ -256,7 +256,7 @@ def test_question_file_shape(path: Path) -> None:
         assert counts["out_of_scope"] >= 5
         assert {r["lang"] for r in rows} == {"zh", "en"}
     else:
-        assert len(rows) == 73
+        assert len(rows) == 93
         assert counts["version_conflict"] >= 1 and counts["cross_reference"] >= 1
 
 
