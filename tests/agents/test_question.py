@@ -83,6 +83,16 @@ def test_a_question_asking_for_a_length_of_time_wants_a_duration(question, kinds
     assert asked.quantity and kinds <= asked.kinds
 
 
+@pytest.mark.parametrize("question", ["Forklift drivers must be how old at least?", "多大年纪可以独自乘坐索道？",
+                                      "领取补贴的年龄上限是多少？"])
+def test_an_age_question_wants_an_age_not_another_number(question) -> None:
+    asked = analyze(question)
+    assert asked.quantity and "age" in asked.kinds
+    assert "age" in new_quantity_kinds("Drivers must be at least 21 years old.", question) | \
+        new_quantity_kinds("乘客应当年满十四周岁", question)
+    assert "age" not in new_quantity_kinds("The cabin seats 12 people.", question)
+
+
 def test_what_kinds_of_asks_for_a_list() -> None:
     assert analyze("What kinds of gifts must be declared to compliance?").enumeration
 

@@ -546,3 +546,40 @@ def test_the_users_words_rank_when_the_documents_use_them_and_the_rewrite_helps(
     rewritten = RouteDecision(question=question, query="Do I need the crew lead's approval for leave?", language="en")
     answer = Reasoner(today=TODAY).reason(question, rewritten, ev(leave, time_off))
     assert answer.text.startswith("Time off needs no approval"), answer.text
+
+
+def test_an_amending_item_that_replaces_words_in_a_clause_is_a_newer_value_of_that_clause():
+    act = make_chunk("bike", "7", "第七条 共享单车运营企业应当自投放之日起二十日内向交通运输部门备案；变更投放数量的，"
+                     "按照前款规定备案。", title="示范市共享单车管理条例", published=dt.date(2021, 3, 1),
+                     authority="示范市人民代表大会常务委员会")
+    item = Chunk(chunk_id="amend:i3:0", doc_id="amend", ord=3, text="三、将第七条中的“二十日”修改为“十日”。",
+                 clause="三", clause_no="3", title="示范市人民代表大会常务委员会关于修改《示范市共享单车管理条例》的决定",
+                 publish_date=dt.date(2024, 6, 1), authority="示范市人民代表大会常务委员会", span=(0, 20))
+    answer = ask("共享单车投放以后，企业要在几天内去备案？", ev(act, item))
+    assert answer.conflicts, answer.text
+    assert answer.conflicts[0].values[0].value == "十日" and answer.conflicts[0].rule.startswith("newer"), \
+        answer.conflicts
+    assert "十日" in answer.text.split("各来源")[0], answer.text
+
+
+
+def test_the_table_row_whose_band_holds_the_amount_asked_answers_whole():
+    rows = [["Up to £10,000", "Team lead", "None"], ["£10,000.01 to £60,000", "Finance Director", "Two quotes"],
+            ["Over £60,000", "Board", "Tender report"]]
+    text = "4.2 Contract approvals\nValue | Approver | Also required\n" + "\n".join(" | ".join(r) for r in rows)
+    table = make_chunk("cp", "4.2", text, clause="4.2", title="Contracting Policy", published=dt.date(2025, 1, 1),
+                       authority="Fenwick Labs", language="en",
+                       table=Table(headers=["Value", "Approver", "Also required"], rows=rows))
+    question = "Who approves a £30,000 contract with a supplier, and what else is needed?"
+    answer = Reasoner(today=TODAY).reason(question, RouteDecision(question=question, query=question, language="en"),
+                                          ev(table))
+    first = answer.text.split("[1]")[0]
+    assert "Finance Director" in first and "Two quotes" in first, answer.text
+
+
+def test_a_name_the_segmenter_splits_is_matched_whole_where_the_evidence_writes_it():
+    rules = dict(title="示范市非机动车通行规定", published=dt.date(2024, 4, 1), authority="示范市人民政府")
+    duty = make_chunk("nm", "3", "第三条 区人民政府服务大厅每日8:30至17:00受理非机动车通行证的申请。", **rules)
+    limits = make_chunk("nm", "9", "第九条 人民路每日7:30至9:00限制非机动车通行；其他路段不限。", **rules)
+    answer = ask("人民路每天几点到几点限行？", ev(duty, limits))
+    assert "7:30至9:00" in answer.text.split("[1]")[0], answer.text

@@ -10,6 +10,7 @@ from agentic_rag.text.quantities import (
     parse_number,
     rate_periods,
     same_value,
+    within,
 )
 
 
@@ -167,3 +168,22 @@ def test_parse_number(text, value):
 ])
 def test_the_period_a_rate_is_stated_per(text, periods):
     assert rate_periods(text) == periods
+
+
+@pytest.mark.parametrize("text, holds", [
+    ("£10,000.01 to £60,000", True),
+    ("Up to £10,000", False),
+    ("Over £60,000", False),
+    ("above £20,000", True),
+    ("£45,000 or more", False),
+    ("a budget of £30,000", False),  # a value, not a band
+])
+def test_a_band_holds_the_value_asked(text, holds):
+    asked = extract_quantities("a £30,000 contract")[0]
+    assert within(asked, text) is holds
+
+
+def test_a_chinese_band_holds_the_value_asked():
+    asked = extract_quantities("一笔3万元的采购")[0]
+    assert within(asked, "1万元至5万元的，由分管领导审批")
+    assert not within(asked, "5万元以上的，由总经理审批") and not within(asked, "不超过2万元的，由部门负责人审批")

@@ -25,7 +25,7 @@ from functools import lru_cache
 from agentic_rag.text.numerals import CN_NUMERAL_CHARS, cn_to_int, normalize_digits
 from agentic_rag.types import Quantity
 
-__all__ = ["extract_quantities", "parse_number", "comparable", "same_value", "quantity_key", "rate_periods"]
+__all__ = ["extract_quantities", "parse_number", "comparable", "same_value", "quantity_key", "rate_periods", "within"]
 
 # -- numbers --------------------------------------------------------------------------------
 
@@ -325,7 +325,7 @@ _RULES: tuple[_Rule, ...] = (
     _Rule("duration-zh", re.compile(
         rf"{_CN_GUARD}(?<!月)(?P<n>{_NUM})\s*(?:多)?(?P<u>{_alt(_DURATION_UNITS, False)})"), _duration),
     _Rule("duration-en", re.compile(
-        rf"\b(?P<n>{_EN_NUM})[\s-]+(?:(?:consecutive|full|whole)\s+)?(?P<u>(?:business|working|calendar)\s+days?|workdays?|days?|weeks?|months?|years?|hours?|minutes?)\b", _I),
+        rf"\b(?P<n>{_EN_NUM})[\s-]+(?:(?:consecutive|full|whole)\s+)?(?P<u>(?:business|working|calendar)\s+days?|workdays?|days?|weeks?|months?|years?|hours?|minutes?)\b(?![\s-]+old\b)", _I),
           _duration),
     _Rule("number-en", re.compile(rf"\b(?P<n>{_EN_NUM})\s*(?P<u>years old|km|kg|sq m|°C|metres?|meters?|cm)(?![A-Za-z])", _I),
           _number),
@@ -423,3 +423,51 @@ def rate_periods(text: str) -> frozenset[str]:
     ['month']
     """
     return frozenset(period for period, pattern in _PERIODS if pattern.search(text))
+
+
+# -- ranges -------------------------------------------------------------------------------------
+
+_BETWEEN = re.compile(r"\s*(?:to|and|-|–|—|~|～|至|到)\s*", re.I)
+_AT_MOST_BEFORE = re.compile(r"(?:up to|not exceeding|not more than|no more than|under|below|less than|at most|"
+                             r"不超过|不高于|低于|不足|未满)\s*$", re.I)
+_AT_MOST_AFTER = re.compile(r"\s*(?:以下|以内|或以下|or (?:less|under|below))", re.I)
+_AT_LEAST_BEFORE = re.compile(r"(?:over|above|more than|exceeding|at least|from|不低于|超过|高于|满)\s*$", re.I)
+_AT_LEAST_AFTER = re.compile(r"\s*(?:以上|或以上|起|or (?:more|above|over)|and (?:above|over)|\+)", re.I)
+
+
+def within(value: Quantity, text: str) -> bool:
+    """Whether ``text`` states a range that ``value`` falls in, in the same kind and unit: an
+    approval band "£25,000 to £100,000" holds £40,000, "Up to £2,500" does not, nor does
+    "5万元以上" hold 3万元.
+
+    >>> q = extract_quantities("a £40,000 order")[0]
+    >>> within(q, "£25,000 to £100,000"), within(q, "Up to £2,500"), within(q, "Over £100,000")
+    (True, False, False)
+    """
+    if not isinstance(value.value, (int, float)):
+        return False
+    located: list[tuple[int, int, Quantity]] = []
+    pos = 0
+    for q in _extract(text):
+        at = text.find(q.raw, pos)
+        if at < 0:
+            continue
+        located.append((at, at + len(q.raw), q))
+        pos = at + len(q.raw)
+    x = float(value.value)
+    for i, (start, end, q) in enumerate(located):
+        if q.kind != value.kind or q.unit != value.unit or not isinstance(q.value, (int, float)):
+            continue
+        after = located[i + 1] if i + 1 < len(located) else None
+        if after and after[2].kind == q.kind and after[2].unit == q.unit and isinstance(after[2].value, (int, float)) \
+                and _BETWEEN.fullmatch(text[end:after[0]]):
+            lo, hi = sorted((float(q.value), float(after[2].value)))
+        elif _AT_MOST_BEFORE.search(text[max(0, start - 16):start]) or _AT_MOST_AFTER.match(text, end):
+            lo, hi = float("-inf"), float(q.value)
+        elif _AT_LEAST_BEFORE.search(text[max(0, start - 16):start]) or _AT_LEAST_AFTER.match(text, end):
+            lo, hi = float(q.value), float("inf")
+        else:
+            continue
+        if lo <= x <= hi:
+            return True
+    return False

@@ -95,7 +95,7 @@ from agentic_rag.ingest.edges import amended_clauses, amended_title
 from agentic_rag.text.clauses import clause_matches, clause_number
 from agentic_rag.text.language import is_cjk
 from agentic_rag.text.numerals import cn_to_int
-from agentic_rag.text.quantities import extract_quantities, rate_periods, same_value
+from agentic_rag.text.quantities import extract_quantities, rate_periods, same_value, within
 from agentic_rag.text.sentences import (
     LIST_ITEM,
     is_heading,
@@ -153,6 +153,7 @@ class _Sentence:
     dense: float | None = None  # the dense signal of its chunk (scoring.dense_signal)
     has_quantity: bool = False
     matches_asked: bool = False
+    in_band: frozenset[int] = frozenset()  # the question's values it states a band of (£25,000 to £100,000)
     negates_asked: bool = False  # it says "not" of what the question says "not" of (尚未实施 / 还没有实施)
     fills_slot: bool = False  # it says something where the question's question word stands
     support: float = 0.0  # its score as evidence that it is about the matter (abstention reads it)
@@ -172,6 +173,7 @@ class _Part:
     wants: Asked
     focus: frozenset[str] = frozenset()  # keys of the listed item this part asks about
     needs_value: bool = False  # only a sentence that states a quantity can answer it
+    asked: frozenset[int] | None = None  # which of the question's values it names (None: all)
 
 
 @dataclass
@@ -344,6 +346,12 @@ class Reasoner:
         listed = analyze(question).answer_type == "list"
         everything = TextCover("\n".join(
             f"{e.chunk.title}\n{e.chunk.text}\n{_table_text(e.chunk)}" for e in evidence))
+        # a word and the single character the segmenter split off it are one name when the
+        # evidence writes them together: 人民 + 路 -> 人民路 (not 人民政府), 澄 + 阳湖 -> 澄阳湖
+        bodies = "".join(e.chunk.text for e in evidence)  # titles name documents, not things
+        joined = {part: whole for whole, part in _split_names(question) if whole in bodies}
+        q_terms = list({t.key: t for t in (Term(joined[t.key], joined[t.key], False, True) if t.key in joined else t
+                                           for t in q_terms)}.values())
         for t in q_terms:
             soft = t.soft
             # the Router rewrote a colloquial word into formal terms: the rewrite is what counts,
@@ -417,6 +425,7 @@ class Reasoner:
             asked = analyze(piece)
             return dataclasses.replace(asked, kinds=asked.kinds | whole.kinds)
 
+        asked = [q for q in extract_quantities(question) if not (q.kind == "date" and q.unit == "year")]
         for piece in split_asks(question):
             keys = {t.key for t in content_terms(piece)}
             part = [t for t in terms if t.key in keys or (t.cjk and t.text in piece)]
@@ -429,7 +438,8 @@ class Reasoner:
                     parts.append(_Part(parts[-1].terms, follow, needs_value=follow.quantity))
                 continue
             wants = wanted(piece)
-            pieces.append(_Part(part, wants))
+            values = frozenset(i for i, a in enumerate(asked) if a.raw in piece)
+            pieces.append(_Part(part, wants, asked=values))
             items = _listed_items(piece)
             item_wants = Asked("number", whole.kinds, quantity=True)
             if len(items) < 2:
@@ -440,7 +450,7 @@ class Reasoner:
                            and t in part and (t.text in item or t.key in {x.key for x in content_terms(item)})]
                           for item in items]
             if len(items) < 2 or not all(item_terms):
-                parts.append(_Part(part, wants))
+                parts.append(_Part(part, wants, asked=values))
                 continue
             # "起付标准、支付比例和最高支付限额分别是多少": one sub-question per listed item,
             # each with the words the items share ("在职职工在三级医院住院")
@@ -451,11 +461,10 @@ class Reasoner:
                 own = analyze(item)
                 kind = dataclasses.replace(item_wants, answer_type=own.answer_type, kinds=own.kinds,
                                            quantity=own.quantity) if own.answer_type in CONSTRAINING else item_wants
-                parts.append(_Part(shared + it, kind, frozenset(t.key for t in it)))
+                parts.append(_Part(shared + it, kind, frozenset(t.key for t in it), asked=values))
         if not parts and terms:
             parts = [_Part(terms, whole)]
         pieces = pieces or parts
-        asked = [q for q in extract_quantities(question) if not (q.kind == "date" and q.unit == "year")]
         def covered(part_terms: Sequence[Term]) -> float:
             hard = [t for t in part_terms if not t.soft and _thing_word(t)]
             gone = sum(weights[t.key] for t in hard if t in missing)
@@ -519,7 +528,10 @@ class Reasoner:
                 quantities = extract_quantities(sent.quote)
                 sent.has_quantity = bool(quantities)
                 sent.kinds = {q.kind for q in quantities}
+                # it states the value the question names, or a band that holds it ("£25,000 to
+                # £100,000" for a £40,000 order: the question part that names it is answered)
                 sent.matches_asked = any(same_value(a, q) for a in plan.asked for q in quantities)
+                sent.in_band = frozenset(i for i, a in enumerate(plan.asked) if within(a, sent.quote))
                 sent.negates_asked = bool(negated) and bool(negated & _negated(sent.quote))
                 sent.bigram = _bigram_share(plan.bigrams, sent.text)
                 sent.fills_slot = fills_slot(sent.text, plan.question)
@@ -545,21 +557,21 @@ class Reasoner:
                 for t, q, o, c, x in parts]
 
     def _score(self, s: _Sentence, terms: Sequence[Term], plan: _Plan, wants: Asked,
-               focus: frozenset[str] = frozenset()) -> float:
+               focus: frozenset[str] = frozenset(), band: frozenset[int] | None = None) -> float:
         """The evidence score (:func:`~agentic_rag.agents.reasoner.scoring.evidence_score`) of a sentence
         for the question words ``terms`` (the words of a listed item a part asks about count
         double) and the answer ``wants``."""
-        return evidence_score(self._signals(s, terms, plan, wants, focus), self.settings.weights, s.factor)
+        return evidence_score(self._signals(s, terms, plan, wants, focus, band), self.settings.weights, s.factor)
 
     @staticmethod
     def _signals(s: _Sentence, terms: Sequence[Term], plan: _Plan, wants: Asked,
-                 focus: frozenset[str] = frozenset()) -> Signals:
+                 focus: frozenset[str] = frozenset(), band: frozenset[int] | None = None) -> Signals:
         w = {t.key: plan.weights[t.key] * (C.FOCUS_TERM if t.key in focus else 1.0) for t in terms}
         total = sum(w.values()) or 1.0
         lexical = (sum(v for k, v in w.items() if k in s.hits)
                    + C.CONTEXT_HIT * sum(v for k, v in w.items() if k in s.ctx_hits)) / total
         lexical += C.BIGRAM * s.bigram
-        if s.matches_asked:
+        if s.matches_asked or (s.in_band if band is None else s.in_band & band):
             lexical += C.ASKED_MATCH
         if s.negates_asked:
             lexical += C.NEGATION_MATCH
@@ -588,7 +600,7 @@ class Reasoner:
         chosen: list[_Sentence] = []
         for part in plan.parts if len(plan.parts) > 1 else []:
             def part_score(s: _Sentence, part: _Part = part) -> float:
-                return self._score(s, part.terms, plan, part.wants, part.focus)
+                return self._score(s, part.terms, plan, part.wants, part.focus, part.asked)
 
             pool = [s for s in candidates if (s.has_quantity or not part.needs_value)
                     and carries(part.wants.answer_type, s.text, plan.question)]
@@ -960,7 +972,7 @@ def _facts_of(sentences: Sequence[_Sentence]) -> tuple[list[Fact], dict[int, _Se
     facts: list[Fact] = []
     owner: dict[int, _Sentence] = {}
     for s in sentences:
-        for f in facts_of(_as_amended(s.quote), s.chunk, s.idx):
+        for f in facts_of(_as_amended(s.quote, [c.quote for c in sentences if _amends(s, c)]), s.chunk, s.idx):
             owner[id(f)] = s
             facts.append(f)
     return facts, owner
@@ -1025,6 +1037,8 @@ def _subject_name(title: str) -> str:
 
 
 _AMENDED_TO = re.compile(r"修改为|改为")
+#: the words an amending item replaces inside a clause: 中的“三十日”修改为“十五日”
+_REPLACED = re.compile(r"[“\"「]([^”\"」]{1,40})[”\"」]\s*(?:修改为|改为)\s*[“\"「]([^”\"」]{1,40})[”\"」]")
 
 
 def _amends(item: _Sentence, clause: _Sentence) -> bool:
@@ -1036,9 +1050,17 @@ def _amends(item: _Sentence, clause: _Sentence) -> bool:
     return any(no == clause.chunk.clause_no for no, _ in amended_clauses(item.quote))
 
 
-def _as_amended(sentence: str) -> str:
+def _as_amended(sentence: str, amended: Sequence[str] = ()) -> str:
     """What an amending act's item states: the text after "修改为" ("将第九条中的“处一千元……”
-    修改为“处五千元……”" states the new penalty, not the old one)."""
+    修改为“处五千元……”" states the new penalty, not the old one); an item that replaces words
+    inside a clause ("将第七条中的“三十日”修改为“十五日”") states that clause with them replaced,
+    read off the ``amended`` clause sentences that hold the old words."""
+    pairs = _REPLACED.findall(sentence)
+    for text in amended if pairs else ():
+        if all(old in text for old, _ in pairs):
+            for old, new in pairs:
+                text = text.replace(old, new)
+            return text
     parts = _AMENDED_TO.split(sentence)
     return parts[-1] if len(parts) > 1 and "将" in parts[0] else sentence
 
@@ -1141,6 +1163,25 @@ def _unknown_pairs(question: str) -> list[str]:
                 and a not in QUESTION_ZH and b not in QUESTION_ZH:
             pairs.append(a + b)
     return pairs
+
+
+def _split_names(question: str) -> list[tuple[str, str]]:
+    """(whole, part) for each place name of ``question`` the segmenter split ("人民路" -> 人民 /
+    路, "澄阳湖" -> 澄 / 阳湖): a word next to a single character, where the whole ends in a
+    place word (路, 湖, 桥 ...). The whole is the name when the evidence writes it."""
+    out = []
+    for piece in re.findall(r"[\u3400-\u9fff]+", question):  # never across punctuation
+        tokens = segment(piece)
+        for a, b in zip(tokens, tokens[1:]):
+            single, word = (a, b) if len(a) == 1 else (b, a)
+            if len(single) == 1 and len(word) >= 2 and (a + b)[-1] in _PLACE_ENDS \
+                    and single not in QUESTION_ZH and word not in QUESTION_ZH:
+                out.append((a + b, word))
+    return out
+
+
+#: the last character of a Chinese place name: a road, a lake, a bridge, a village ...
+_PLACE_ENDS = frozenset("路街巷道桥湖河江山岛港湾村镇乡园馆寺塔楼门站场坝溪峰岭洲")
 
 
 _CLASS_ZH = re.compile(r"(?:什么|哪个|哪些|哪种|哪类|哪家|哪位|哪一个|哪一种|哪几个|哪几种|哪几|何种|何)(?:样的|的)?"
@@ -1364,8 +1405,8 @@ def _trim(s: _Sentence, lang: str) -> str:
     clauses are dropped (never the parts of one), so what is kept still says what it said."""
     text = s.text.rstrip("。；;.，, ")
     limit = C.LONG_SENTENCE["zh" if lang == "zh" else "en"]
-    if len(text) <= limit or "\n" in s.quote.strip():
-        return text  # short, or a list quoted whole: every item is the answer
+    if len(text) <= limit or "\n" in s.quote.strip() or s.chunk.table is not None and s.extra_text:
+        return text  # short, a list quoted whole, or a table row: every item or cell is the answer
     segs = [p for p in re.split(r"(?<=[；;])", text) if p.strip()]
     if len(segs) < 2:
         return text

@@ -84,6 +84,7 @@ _KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("percent", re.compile(r"比例|百分之几|几成|百分比|percentage|\brate\b|\bshare\b", re.I)),
     ("date", re.compile(r"哪天|哪一天|什么时候|何时|几月几日|日期|\bwhen\b|\bdate\b", re.I)),
     ("count", re.compile(r"多少次|几次|多少人|几人|多少项|几项|how many (?:times|people|persons|items)", re.I)),
+    ("age", re.compile(r"年纪|年龄|岁数|几岁|多少岁|周岁|多大(?:了|才|的)|how old|what age|minimum age|age limit", re.I)),
 )
 _ENUMERATION = re.compile(r"哪些|哪几|有哪|都有谁|有谁|\bwhich\b(?! one)|\bwhat are\b|\blist\b|\bname the\b|"
                           r"\bwhat (?:kinds?|types?|sorts?) of\b", re.I)
@@ -540,7 +541,8 @@ def asked_count_unit(question: str) -> str | None:
 def _new_kinds(sentence: str, question: str) -> frozenset[str]:
     rest = _without(sentence, question) if question else sentence
     unit = asked_count_unit(question) if question else None
-    return frozenset("other_count" if q.kind == "count" and unit is not None and q.unit != unit else q.kind
+    return frozenset("other_count" if q.kind == "count" and unit is not None and q.unit != unit
+                     else "age" if q.unit == "岁" else q.kind
                      for q in extract_quantities(rest))
 
 
