@@ -36,3 +36,10 @@ def test_question_words_and_their_parts_are_never_what_the_evidence_is_missing()
 
     assert key_terms("这份章程是哪一年修订的？") == ["章程", "修订"]
     assert "一共" not in key_terms("这届运动会一共有多少名志愿者？")
+
+
+def test_the_noun_a_question_word_asks_about_is_never_what_the_evidence_is_missing():
+    from agentic_rag.agents.sufficiency import key_terms
+
+    assert key_terms("园区里哪些地方禁止吸烟？") == ["园区", "禁止", "吸烟"]
+    assert key_terms("Which countries require a visa letter?") == ["requir", "visa", "letter"]

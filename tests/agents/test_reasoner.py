@@ -583,3 +583,12 @@ def test_a_name_the_segmenter_splits_is_matched_whole_where_the_evidence_writes_
     limits = make_chunk("nm", "9", "第九条 人民路每日7:30至9:00限制非机动车通行；其他路段不限。", **rules)
     answer = ask("人民路每天几点到几点限行？", ev(duty, limits))
     assert "7:30至9:00" in answer.text.split("[1]")[0], answer.text
+
+
+def test_a_penalty_for_breaking_a_clause_brings_the_clause_that_states_the_duty():
+    rules = dict(title="示范市共享充电设施管理条例", published=dt.date(2024, 8, 1), authority="示范市人民代表大会常务委员会")
+    duty = make_chunk("cd", "12", "第十二条 禁止在地下车库、消防通道、楼梯间设置充电桩。", **rules)
+    patrol = make_chunk("cd", "30", "第三十条 物业服务人应当对小区内充电桩设置情况进行巡查，发现违反本条例第十二条规定的，应当予以劝阻。",
+                        **rules)
+    answer = ask("物业巡查小区时，发现充电桩设置在哪些地方要劝阻？", ev(patrol, duty))
+    assert "地下车库、消防通道、楼梯间" in answer.text, answer.text

@@ -23,3 +23,7 @@ def test_verbs_are_read_off_the_modal_or_to_before_them():
     assert english_verbs("Which devices can't I bring abroad? Do we have to report it?") == {"bring", "report"}
     # a subject that is no pronoun is not taken for the verb
     assert english_verbs("Can staff get paid time off?") == frozenset()
+
+
+def test_a_question_word_joined_to_its_noun_leaves_the_noun():
+    assert [t.text for t in content_terms("园区里哪些地方禁止吸烟？")] == ["园区", "地方", "禁止", "吸烟"]

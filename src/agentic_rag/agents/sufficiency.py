@@ -18,6 +18,7 @@ from pydantic import BaseModel, Field
 
 from agentic_rag.text.names import fold, title_matches
 from agentic_rag.text.stopwords import GENERIC_EN, GENERIC_ZH, QUESTION_ZH, SCAFFOLD
+from agentic_rag.text.terms import answer_classes
 from agentic_rag.text.tokenize import tokenize
 from agentic_rag.types import Chunk, Evidence, RouteDecision
 
@@ -68,9 +69,13 @@ def key_terms(text: str) -> list[str]:
     Chinese question word (多长时间, 哪一年) are question words too."""
     toks = tokenize(text)
     asked = [t for t in toks if len(t) > 1 and t in QUESTION_ZH]
+    # the noun a question word asks about ("哪些地方", "which countries") is the answer's
+    # class; the documents state its instances, so it is never what the evidence lacks
+    nouns = answer_classes(text)
+    classes = set(tokenize(" ".join(nouns))) | {q + n for n in nouns for q in QUESTION_ZH if q + n in toks}
     seen: dict[str, None] = {}
     for tok in toks:
-        if tok in SCAFFOLD or tok in GENERIC_EN or tok in GENERIC_ZH or tok in QUESTION_ZH \
+        if tok in SCAFFOLD or tok in GENERIC_EN or tok in GENERIC_ZH or tok in QUESTION_ZH or tok in classes \
                 or (len(tok) == 1 and not tok.isdigit()) or any(tok in q for q in asked):
             continue
         seen.setdefault(tok, None)

@@ -25,7 +25,7 @@ from agentic_rag.text.stopwords import (
 )
 from agentic_rag.text.tokenize import cut, cut_for_search, dictionary_path
 
-__all__ = ["Term", "atoms", "content_terms", "english_verbs", "irregular_form", "is_nounish", "norm", "segment", "stem", "stems",
+__all__ = ["Term", "answer_classes", "atoms", "content_terms", "english_verbs", "irregular_form", "is_nounish", "norm", "segment", "stem", "stems",
            "word_tag"]
 
 _CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+")
@@ -250,6 +250,10 @@ def _with_ordinals(tokens: list[str]) -> list[str]:
     return out
 
 
+#: question words that open a noun phrase ("哪些地方", "什么材料")
+_ASKING_ZH = ("哪些", "哪个", "哪种", "哪类", "哪家", "哪几个", "哪几", "什么", "多少")
+
+
 def content_terms(text: str) -> list[Term]:
     """The subject-matter words of ``text`` in order, without stopwords, numbers, single Chinese
     characters and duplicates."""
@@ -260,6 +264,8 @@ def content_terms(text: str) -> list[Term]:
         if re.fullmatch(r"[\d.,]+", low):
             continue
         if _CJK_RUN.fullmatch(tok):
+            # a question word the dictionary joined to its noun (哪些地方, 哪个部门): the noun
+            tok = next((tok[len(q):] for q in _ASKING_ZH if tok.startswith(q) and len(tok) - len(q) >= 2), tok)
             if len(tok) < 2 or tok in QUESTION_ZH or _CN_NUMBER_WORD.fullmatch(tok):
                 continue
             key, soft, cjk = tok, tok in SOFT_ZH or tok in GENERIC_ZH, True
@@ -273,3 +279,22 @@ def content_terms(text: str) -> list[Term]:
         seen.add(key)
         terms.append(Term(tok, key, soft, cjk))
     return terms
+
+
+_CLASS_ZH = re.compile(r"(?:什么|哪个|哪些|哪种|哪类|哪家|哪位|哪一个|哪一种|哪几个|哪几种|哪几|何种|何)(?:样的|的)?"
+                       r"(?P<noun>[\u4e00-\u9fff]{2,4})")
+_CLASS_EN = re.compile(r"\b(?:which|what|whose|how many)\s+(?:(?:kinds?|types?|sorts?)\s+of\s+)?(?P<noun>[a-z][a-z'\-]+)", re.I)
+
+
+def answer_classes(question: str) -> set[str]:
+    """The nouns right after a question word ("什么地方", "哪个部门", "which jobs", "what
+    percentage", "how many days"): the kind of thing the answer is, not what it is about."""
+    out: set[str] = set()
+    for m in _CLASS_ZH.finditer(question):
+        noun = m.group("noun")
+        words = segment(noun)
+        if words:
+            out.add(words[0])
+    for m in _CLASS_EN.finditer(question):
+        out.add(m.group("noun").lower())
+    return out

@@ -105,7 +105,17 @@ from agentic_rag.text.sentences import (
 )
 from agentic_rag.text.similarity import char_bigrams, jaccard, mixed_bigrams
 from agentic_rag.text.stopwords import QUESTION_ZH
-from agentic_rag.text.terms import Term, content_terms, english_verbs, irregular_form, is_nounish, norm, segment, stem
+from agentic_rag.text.terms import (
+    Term,
+    answer_classes,
+    content_terms,
+    english_verbs,
+    irregular_form,
+    is_nounish,
+    norm,
+    segment,
+    stem,
+)
 from agentic_rag.types import (
     Answer,
     AnswerSentence,
@@ -121,11 +131,12 @@ from agentic_rag.types import (
 
 __all__ = ["Reasoner"]
 
-#: a cross-reference in a sentence: "详见第七条", "《X办法》第三条", "see Section 4.2"
 #: how a document names itself in its own references ("依照本法第四十七条", "本办法第九条")
 _SELF = r"本(?:法|办法|规定|制度|通知|条例|细则|决定|章程|准则)"
+#: a cross-reference in a sentence: "详见第七条", "《X办法》第三条", "see Section 4.2"; a
+#: penalty "违反本条例第十八条规定的" refers to the clause that states the duty
 _REF = re.compile(
-    r"(?P<cue>详见|参见|参照|见|依照|按照|依据|根据|按|适用|执行)?\s*(?:" + _SELF + r")?"
+    r"(?P<cue>详见|参见|参照|见|依照|按照|依据|根据|按|适用|执行|违反)?\s*(?:" + _SELF + r")?"
     r"(?:《(?P<title>[^》]{2,80})》)?第(?P<no>[一二三四五六七八九十百零〇\d]+)条(?:之(?P<sub>[一二三四五六七八九十]+))?"
     r"|(?P<encue>see|under|in accordance with|as set out in|pursuant to|refer to)?\s*"
     r"(?:Section|Article|Clause)\s+(?P<enno>\d+(?:\.\d+)*)", re.I)
@@ -333,7 +344,7 @@ class Reasoner:
         # the noun a question word asks about names the answer's class, which documents state
         # an instance of: "哪个部门" is answered by 公安机关, "which countries" by "India, Peru";
         # a question is not out of scope for lacking it
-        classes = _answer_classes(question)
+        classes = answer_classes(question)
         verbs = english_verbs(question)  # "can't I bring": an action, often worded otherwise
         # the words of a clause label ("Section", "clause") are the clause, not things of their own
         labels = [c.lower() for c in route.slots.clauses]
@@ -1182,25 +1193,6 @@ def _split_names(question: str) -> list[tuple[str, str]]:
 
 #: the last character of a Chinese place name: a road, a lake, a bridge, a village ...
 _PLACE_ENDS = frozenset("路街巷道桥湖河江山岛港湾村镇乡园馆寺塔楼门站场坝溪峰岭洲")
-
-
-_CLASS_ZH = re.compile(r"(?:什么|哪个|哪些|哪种|哪类|哪家|哪位|哪一个|哪一种|哪几个|哪几种|哪几|何种|何)(?:样的|的)?"
-                       r"(?P<noun>[\u4e00-\u9fff]{2,4})")
-_CLASS_EN = re.compile(r"\b(?:which|what|whose|how many)\s+(?:(?:kinds?|types?|sorts?)\s+of\s+)?(?P<noun>[a-z][a-z'\-]+)", re.I)
-
-
-def _answer_classes(question: str) -> set[str]:
-    """The nouns right after a question word ("什么地方", "哪个部门", "which jobs", "what
-    percentage", "how many days"): the kind of thing the answer is, not what it is about."""
-    out: set[str] = set()
-    for m in _CLASS_ZH.finditer(question):
-        noun = m.group("noun")
-        words = segment(noun)
-        if words:
-            out.add(words[0])
-    for m in _CLASS_EN.finditer(question):
-        out.add(m.group("noun").lower())
-    return out
 
 
 def _thing_word(t: Term) -> bool:
