@@ -36,6 +36,7 @@ def test_question_words_and_their_parts_are_never_what_the_evidence_is_missing()
 
     assert key_terms("这份章程是哪一年修订的？") == ["章程", "修订"]
     assert "一共" not in key_terms("这届运动会一共有多少名志愿者？")
+    assert "这场" not in key_terms("这场音乐节一共来了多少观众？")
 
 
 def test_the_noun_a_question_word_asks_about_is_never_what_the_evidence_is_missing():

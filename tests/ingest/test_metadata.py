@@ -181,3 +181,11 @@ def test_index_terms_reads_headings_of_structured_documents_only():
     news = [chunk((), None)]
     assert index_terms("某公司（以下简称甲公司）发布公告。", news) == []
     assert index_terms("第三条 本制度适用于全体员工。") == []
+
+
+def test_a_news_report_takes_its_headline_as_title_and_its_dateline_as_date():
+    text = ("2.4万人次游客涌入古镇　示范县端午文化周闭幕\n\n示范晚报　2026年6月21日　记者 王一然 通讯员 李夏\n\n"
+            "本报讯　6月20日晚，为期五天的示范县端午文化周在古镇码头闭幕。")
+    meta = extract_metadata(text)
+    assert meta.title == "2.4万人次游客涌入古镇　示范县端午文化周闭幕"
+    assert meta.publish_date == dt.date(2026, 6, 21) and meta.provenance["publish_date"] == "news dateline"

@@ -91,7 +91,11 @@ _EN_SUPERSEDES = re.compile(
     r"|(?:^|[.;]\s+)(?:The\s+)?[\"“]?([A-Z](?:[^\"”.;\n]|\.(?=\d)){2,100}?)[\"”]?\s+(?:is|are) hereby "
     r"(?:repealed|superseded|rescinded|revoked)")
 _SELF_REFERENCE = re.compile(r"^本(?:办法|规定|条例|细则|通知|决定|意见|方案|法|规则|准则|标准)")
-_CLAUSE_START = re.compile(r"^(?:第[一二三四五六七八九十百零〇\d]+[条章节编]|[一二三四五六七八九十]+、|\d+[.、]|Article|Section|§)")
+_CLAUSE_START = re.compile(r"^(?:第[一二三四五六七八九十百零〇\d]+[条章节编]|[一二三四五六七八九十]+、|\d+[.、](?!\d)|Article|Section|§)")
+#: a news report's dateline under its headline: the outlet, the date, the reporters
+#: ("澄阳日报　2025年6月2日　记者 林晓岚")
+_DATELINE = re.compile(rf"^(?P<outlet>[\u4e00-\u9fff]{{2,12}}(?:日报|晚报|晨报|商报|时报|报|新闻网|网|通讯社|社|电视台|客户端))"
+                       rf"[\s　]*(?P<date>{DATE})(?:[\s　]+(?:记者|通讯员|编辑|本报).*)?$")
 
 
 # the promulgation note of a law or regulation: （2007年6月29日第十届全国人民代表大会常务委员会第二十八次
@@ -139,7 +143,7 @@ def _title(text: str, hint: str, rule: str, fallback: str) -> tuple[str, str]:
     if hint.strip():
         return hint.strip()[:200], rule or "format title"
     for line in _lines(text[:_HEAD_CHARS], 8):
-        if (_DOC_NUMBER.fullmatch(line) or _is_date_line(line) or _CLAUSE_START.match(line)
+        if (_DOC_NUMBER.fullmatch(line) or _is_date_line(line) or _CLAUSE_START.match(line) or _DATELINE.match(line)
                 or (len(line) <= 25 and _ORG_LINE.match(line))):
             continue
         if len(line) <= 100:
@@ -520,6 +524,11 @@ def extract_metadata(text: str, *, title_hint: str = "", title_rule: str = "",
                             for d, v, b in events]
     if publish is None and sig_date is not None:
         publish, rule = sig_date, "signature date"
+    if publish is None:
+        for line in _lines(head, 4):
+            if (m := _DATELINE.match(line)) and (value := parse_date(m.group("date"))):
+                publish, rule = value, "news dateline"
+                break
     if publish is None:
         publish, rule = _publish_in_head(head, statement=True)
     if publish is None:
