@@ -18,7 +18,7 @@ from pydantic import BaseModel, Field
 
 from agentic_rag.text.names import fold, title_matches
 from agentic_rag.text.stopwords import GENERIC_EN, GENERIC_ZH, QUESTION_ZH, SCAFFOLD
-from agentic_rag.text.terms import answer_classes
+from agentic_rag.text.terms import answer_classes, asked_noun
 from agentic_rag.text.tokenize import tokenize
 from agentic_rag.types import Chunk, Evidence, RouteDecision
 
@@ -72,7 +72,7 @@ def key_terms(text: str) -> list[str]:
     # the noun a question word asks about ("哪些地方", "which countries") is the answer's
     # class; the documents state its instances, so it is never what the evidence lacks
     nouns = answer_classes(text)
-    classes = set(tokenize(" ".join(nouns))) | {q + n for n in nouns for q in QUESTION_ZH if q + n in toks}
+    classes = set(tokenize(" ".join(nouns))) | {t for t in toks if asked_noun(t) in nouns}
     seen: dict[str, None] = {}
     for tok in toks:
         if tok in SCAFFOLD or tok in GENERIC_EN or tok in GENERIC_ZH or tok in QUESTION_ZH or tok in classes \

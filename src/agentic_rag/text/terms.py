@@ -25,8 +25,8 @@ from agentic_rag.text.stopwords import (
 )
 from agentic_rag.text.tokenize import cut, cut_for_search, dictionary_path
 
-__all__ = ["Term", "answer_classes", "atoms", "content_terms", "english_verbs", "irregular_form", "is_nounish", "norm", "segment", "stem", "stems",
-           "word_tag"]
+__all__ = ["Term", "answer_classes", "asked_noun", "atoms", "content_terms", "english_verbs", "irregular_form",
+           "is_nounish", "norm", "segment", "stem", "stems", "word_tag"]
 
 _CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+")
 _TOKEN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+|[A-Za-z]+(?:'[A-Za-z]+)?|\d+(?:[.,]\d+)*")
@@ -254,6 +254,11 @@ def _with_ordinals(tokens: list[str]) -> list[str]:
 _ASKING_ZH = ("哪些", "哪个", "哪种", "哪类", "哪家", "哪几个", "哪几", "什么", "多少")
 
 
+def asked_noun(word: str) -> str | None:
+    """The noun of a question word the dictionary joined to it ("哪些地方" -> 地方), else None."""
+    return next((word[len(q):] for q in _ASKING_ZH if word.startswith(q) and len(word) - len(q) >= 2), None)
+
+
 def content_terms(text: str) -> list[Term]:
     """The subject-matter words of ``text`` in order, without stopwords, numbers, single Chinese
     characters and duplicates."""
@@ -264,8 +269,7 @@ def content_terms(text: str) -> list[Term]:
         if re.fullmatch(r"[\d.,]+", low):
             continue
         if _CJK_RUN.fullmatch(tok):
-            # a question word the dictionary joined to its noun (哪些地方, 哪个部门): the noun
-            tok = next((tok[len(q):] for q in _ASKING_ZH if tok.startswith(q) and len(tok) - len(q) >= 2), tok)
+            tok = asked_noun(tok) or tok  # 哪些地方: the noun
             if len(tok) < 2 or tok in QUESTION_ZH or _CN_NUMBER_WORD.fullmatch(tok):
                 continue
             key, soft, cjk = tok, tok in SOFT_ZH or tok in GENERIC_ZH, True

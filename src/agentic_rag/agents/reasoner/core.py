@@ -354,7 +354,8 @@ class Reasoner:
         terms: list[Term] = []
         base: dict[str, float] = {}
         named = {x.lower() for x in (*route.slots.places, *route.slots.entities)}
-        listed = analyze(question).answer_type == "list"
+        whole = analyze(question)
+        listed = whole.answer_type == "list"
         everything = TextCover("\n".join(
             f"{e.chunk.title}\n{e.chunk.text}\n{_table_text(e.chunk)}" for e in evidence))
         # a word and the single character the segmenter split off it are one name when the
@@ -428,7 +429,6 @@ class Reasoner:
                     weights[t.key] *= C.UNSEEN_ACTION
         parts: list[_Part] = []
         pieces: list[_Part] = []
-        whole = analyze(question)
 
         def wanted(piece: str) -> Asked:
             # the kind of value the whole question names counts for each part ("……要给补贴吗？
@@ -804,9 +804,9 @@ class Reasoner:
                     continue
                 picks = [] if any(r.chunk.chunk_id == target.chunk_id for r in result) else \
                     [max(pool, key=lambda c: (c.score, -c.offset))]
-                stating = [c for c in pool if any(c.cover.covers(t) for t in deferred)]
-                if stating:
-                    first = max(stating, key=lambda c: (sum(c.cover.covers(t) for t in deferred), -c.offset))
+                states = {id(c): sum(c.cover.covers(t) for t in deferred) for c in pool}
+                first = max(pool, key=lambda c: (states[id(c)], -c.offset))
+                if states[id(first)]:
                     picks = [first] + [p for p in picks if p is not first]
                 for best in [p for p in picks if p not in result]:
                     result.insert(result.index(s) + 1 + added, best)
@@ -983,7 +983,9 @@ def _facts_of(sentences: Sequence[_Sentence]) -> tuple[list[Fact], dict[int, _Se
     facts: list[Fact] = []
     owner: dict[int, _Sentence] = {}
     for s in sentences:
-        for f in facts_of(_as_amended(s.quote, [c.quote for c in sentences if _amends(s, c)]), s.chunk, s.idx):
+        # the clause an item replaces words in is looked up only for such an item
+        amended = [c.quote for c in sentences if _amends(s, c)] if _REPLACED.search(s.quote) else []
+        for f in facts_of(_as_amended(s.quote, amended), s.chunk, s.idx):
             owner[id(f)] = s
             facts.append(f)
     return facts, owner
