@@ -247,3 +247,26 @@ def test_two_joined_years_are_two_sub_questions():
     b = zh("b", "青岚油田2023年油气产量为3180万吨油当量，再创新高。", title="青岚油田年报2023")
     answer = ask_zh("青岚油田2022年和2023年的油气产量分别是多少？", a, b, years=[2022, 2023])
     assert "3010万吨" in answer.text and "3180万吨" in answer.text, answer.text
+
+
+def test_two_words_of_one_kind_joined_inside_a_phrase_are_the_items():
+    # 女子 / 男子 are what is joined, the words around them are asked of both; a sentence about
+    # the men's race is no answer for the women's, however many of the shared words it has
+    men = zh("m1", "青岚冬运会速滑男子500米金牌由周晨曦获得。", title="冬运会快讯")
+    final = zh("m2", "青岚冬运会男子500米速滑决赛在冰上中心举行，周晨曦夺冠。", title="冬运会快讯二")
+    women = zh("w", "林小舟成为首位在冬运会夺得速滑金牌的女选手。", title="冬运会人物")
+    answer = ask_zh("青岚冬运会女子和男子500米速滑金牌分别是谁？", men, final, women)
+    assert "林小舟" in answer.text and "周晨曦" in answer.text, answer.text
+
+
+def test_what_follows_de_is_asked_of_every_listed_item():
+    from agentic_rag.agents.reasoner.core import _listed_items
+
+    assert _listed_items("青岚冬运会和冬残运会的开幕日期分别是什么时候？") == ["青岚冬运会", "冬残运会"]
+
+
+def test_the_second_item_keeps_the_words_after_it_when_the_first_names_a_kind_of_answer():
+    from agentic_rag.agents.reasoner.core import _coordinated
+
+    assert _coordinated("青岚音乐节的日期和学生票价格是多少？") == ["日期", "学生票价格"]
+    assert _coordinated("青岚渡轮停航的时间和地点？") == ["时间", "地点"]

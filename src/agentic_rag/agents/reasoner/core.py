@@ -115,6 +115,7 @@ from agentic_rag.text.terms import (
     norm,
     segment,
     stem,
+    word_tag,
 )
 from agentic_rag.types import (
     Answer,
@@ -452,7 +453,14 @@ class Reasoner:
             values = frozenset(i for i, a in enumerate(asked) if a.raw in piece)
             pieces.append(_Part(part, wants, asked=values))
             items = _listed_items(piece)
-            item_wants = Asked("number", whole.kinds, quantity=True)
+            # each listed item is asked what the question asks ("分别是什么时候": a date), an
+            # amount unless it says
+            item_wants = wants if wants.answer_type in CONSTRAINING else Asked("number", whole.kinds, quantity=True)
+            words = _coordinated(piece)
+            if len(words) == len(items) >= 2 and all(w in item for w, item in zip(words, items)):
+                # "女子和男子500米速度滑冰金牌分别是谁": the two words are the items, the
+                # phrases around them are asked of both
+                items, item_wants = words, wants
             if len(items) < 2:
                 # "特斯拉和比亚迪的交付量", "开幕和闭幕时间": one value asked of each of two
                 # things joined by 和 / and, each its own sub-question
@@ -613,8 +621,12 @@ class Reasoner:
             def part_score(s: _Sentence, part: _Part = part) -> float:
                 return self._score(s, part.terms, plan, part.wants, part.focus, part.asked)
 
+            # a sentence about another listed item, not this one, answers that item ("男子500米"
+            # is no answer for the 女子 part)
+            others = frozenset().union(*(p.focus for p in plan.parts if p is not part)) - part.focus
             pool = [s for s in candidates if (s.has_quantity or not part.needs_value)
-                    and carries(part.wants.answer_type, s.text, plan.question)]
+                    and carries(part.wants.answer_type, s.text, plan.question)
+                    and not (others & (s.hits | s.head_hits) and not _names_item(s, part, others, plan))]
             if not pool:
                 continue
             ranked = sorted(pool, key=lambda s: (-part_score(s), -s.score, s.idx, s.offset))
@@ -1103,7 +1115,10 @@ def _listed_items(piece: str) -> list[str]:
         return []
     clause = re.split(r"[，,；;：:]", piece[:m.start()])[-1]
     items = [x.strip() for x in _LIST_SPLIT.split(clause) if x.strip()]
-    return items if 2 <= len(items) <= C.MAX_SENTENCES else []
+    if len(items) >= 2 and "的" in items[-1]:
+        # "冬奥会和冬残奥会的开幕日期": what follows 的 is asked of every item, not an item
+        items[-1] = items[-1].rsplit("的", 1)[0].strip()
+    return items if 2 <= len(items) <= C.MAX_SENTENCES and all(items) else []
 
 
 _JOINERS = frozenset({"和", "与", "及", "以及", "、", "跟", "and", "&"})
@@ -1127,12 +1142,43 @@ def _coordinated(piece: str) -> list[str]:
         while j >= 1 and tokens[j] in ("、", ",", "，") and wordy[j - 1]:
             items.insert(0, tokens[j - 1])
             j -= 2
-        # a single word each, unless both are names: "北京冬奥会澳大利亚和新西兰" joins the two
-        # countries, "起付标准、支付比例和最高支付限额" joins phrases (a list, not two words)
-        if j >= 0 and wordy[j] and not all(is_proper_name(x) for x in items):
+        # a single word each, unless both are names or words of one kind: "北京冬奥会澳大利亚和
+        # 新西兰" joins the two countries, "冬奥会女子和男子500米" the two events, but
+        # "起付标准、支付比例和最高支付限额" joins phrases (a list, not two words: 比例 is a
+        # noun, 最高 an adjective)
+        if j >= 0 and wordy[j] and not all(is_proper_name(x) for x in items) and not _parallel(items):
             return []
+        if len(items) == 2 and analyze(items[0]).answer_type in CONSTRAINING:
+            # "发售日期和标准版国区价格": the first item names a kind of answer by itself, so
+            # the words after the second one belong to it, not to both
+            rest = piece[piece.find(items[1], piece.find(items[0]) + len(items[0])) + len(items[1]):]
+            items[1] += _ITEM_TAIL.match(rest).group(0).rstrip()
         return items[:C.MAX_SENTENCES] if len(items) >= 2 else []
     return []
+
+
+#: what follows a listed item up to the question word: 国区价格 of "标准版国区价格是什么"
+_ITEM_TAIL = re.compile(r"[^，,。；;？?！!]*?(?=是|为|什么|多少|哪|谁|几|何|怎|如何|吗|[，,。；;？?！!]|\s+(?:is|are|was|were)\b|$)")
+
+
+def _names_item(s: _Sentence, part: _Part, others: frozenset[str], plan: _Plan) -> bool:
+    """Whether sentence ``s`` names the listed item ``part`` asks about (every word of it), not
+    only inside the name of another item (冬奥会 is no mention of itself in 冬残奥会)."""
+    if not part.focus & (s.hits | s.head_hits):
+        return False
+    text = s.text
+    for t in plan.terms:
+        if t.key in others:
+            text = text.replace(t.text, "\u25a1" * len(t.text))
+    cover = TextCover(text)
+    return all(cover.covers(t) for t in part.terms if t.key in part.focus)
+
+
+def _parallel(words: Sequence[str]) -> bool:
+    """Whether joined words are of one kind: the same part of speech in jieba's dictionary
+    (女子 / 男子, 男单 / 女单), so that they, not the phrases around them, are what is joined."""
+    tags = {word_tag(w) for w in words}
+    return len(tags) == 1 and None not in tags
 
 
 def _within(chosen: list[_Sentence], extra: set[int], max_chars: int, lang: str) -> list[_Sentence]:
