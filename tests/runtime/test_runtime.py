@@ -9,7 +9,8 @@ import pytest
 
 from agentic_rag.errors import LLMError, NotFoundError
 from agentic_rag.models.llm import ScriptedLLM
-from agentic_rag.runtime import Session, SessionStore, ToolRegistry, builtin_tools
+from agentic_rag.runtime import AgentRuntime, Limits, Session, SessionStore, ToolRegistry, builtin_tools
+from tests.runtime.conftest import MiniReasoner
 
 ANSWERABLE = "住院报销比例是多少？"
 ABSENT = "生育津贴的发放标准是什么？"
@@ -171,6 +172,41 @@ def test_a_hanging_tool_becomes_an_observation_not_a_crash(make_runtime, corpus_
     assert "timed out" in slow.detail
     assert fast.evidence_ids  # the parallel call was not held up by the stuck one
     assert answer.status == "answered"
+
+
+def test_a_hanging_retriever_times_out_unless_it_says_it_cannot_block(router):
+    release = threading.Event()
+    threads: list[str] = []
+
+    class Hanging:
+        def retrieve(self, route, k=None):
+            threads.append(threading.current_thread().name)
+            release.wait(10)
+            return []
+
+    class InMemory(Hanging):
+        may_block = False  # it never waits on anything: run where the question runs
+
+        def retrieve(self, route, k=None):
+            threads.append(threading.current_thread().name)
+            return []
+
+    limits = Limits(tool_timeout_s=0.2, max_rounds=1)
+    rt = AgentRuntime(router=router, retriever=Hanging(), reasoner=MiniReasoner(), limits=limits)
+    try:
+        answer = rt.run(ABSENT)
+    finally:
+        release.set()
+        rt.tools.close()
+    assert "timed out" in events(answer, "tool", "semantic_search")[0].detail
+    assert answer.status == "abstained"
+    assert threads[0] != threading.current_thread().name
+
+    threads.clear()
+    rt = AgentRuntime(router=router, retriever=InMemory(), reasoner=MiniReasoner(), limits=limits)
+    answer = rt.run(ABSENT)
+    assert threads == [threading.current_thread().name]
+    assert "timed out" not in events(answer, "tool", "semantic_search")[0].detail
 
 
 def test_bad_tool_arguments_and_unknown_tools_go_back_to_the_model(make_runtime, script):

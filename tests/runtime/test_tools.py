@@ -106,6 +106,46 @@ def test_a_call_after_a_timed_out_one_is_not_held_up_by_it():
         reg.close()
 
 
+def test_a_tool_that_cannot_block_runs_in_the_callers_thread_when_alone():
+    reg = ToolRegistry(timeout_s=2)
+    barrier = threading.Barrier(2, timeout=2)
+
+    def here(q: str) -> str:
+        """Only computes: names the thread it ran in."""
+        return threading.current_thread().name
+
+    def guarded(q: str) -> str:
+        """The same, declared as a call that may block."""
+        return threading.current_thread().name
+
+    def meet(q: str) -> str:
+        """Only computes, but must meet a second call in flight."""
+        barrier.wait()
+        return q
+
+    def broken(q: str) -> str:
+        """Fails at once."""
+        raise LookupError("no such record")
+
+    for fn in (here, meet, broken):
+        reg.register(fn, may_block=False)
+    reg.register(guarded)
+    caller = threading.current_thread().name
+    try:
+        assert reg.run([("here", {"q": "a"})])[0].content == caller
+        assert reg.run([("guarded", {"q": "a"})])[0].content != caller
+        # an error is the same observation, wherever the call ran
+        assert "no such record" in reg.run([("broken", {"q": "a"})])[0].error
+        # beside other calls it still runs in parallel with them
+        assert [o.content for o in reg.run([("meet", {"q": "a"}), ("meet", {"q": "b"})])] == ["a", "b"]
+        # the runtime's own calls declare it per batch
+        shown = reg.run_functions([("search", {"query": "x"}, lambda: threading.current_thread().name)],
+                                  may_block=False)
+        assert shown[0].content == caller
+    finally:
+        reg.close()
+
+
 @pytest.fixture
 def claims_db(tmp_path):
     path = tmp_path / "claims.db"

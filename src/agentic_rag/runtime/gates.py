@@ -337,9 +337,11 @@ def _dedupe(items: Sequence[str]) -> list[str]:
     return list(seen.values())
 
 
+@functools.lru_cache(maxsize=4096)
 def normalize_query(q: str) -> str:
     """The form two queries are compared in for duplicate blocking: case, spacing and
-    punctuation do not make a query new."""
+    punctuation do not make a query new. (Cached: a round asks it of the same query up to five
+    times, planning, blocking and recording it.)"""
     return _NOT_WORD.sub(" ", q.lower()).strip()
 
 

@@ -190,7 +190,10 @@ class _Run:
 class AgentRuntime:
     """Runs questions through the agents. The agents are used only through their contracts:
     ``router.route(question) -> RouteDecision``, ``retriever.retrieve(route, k) -> [Evidence]``,
-    ``reasoner.reason(question, route, evidence) -> Answer``.
+    ``reasoner.reason(question, route, evidence) -> Answer``. A retriever whose ``retrieve``
+    only computes in memory (it never waits on I/O, a lock or a server) may say so with an
+    attribute ``may_block = False``: a search it runs alone is then called in the calling thread
+    instead of a worker thread under the tool timeout (see :mod:`agentic_rag.runtime.tools`).
 
     >>> rt = AgentRuntime.from_engine(engine, llm=make_llm(settings))   # doctest: +SKIP
     >>> Session(rt).ask("住院报销比例是多少？", mode="react").text       # doctest: +SKIP
@@ -387,7 +390,8 @@ class AgentRuntime:
             return call
 
         results = self.tools.run_functions([("semantic_search", {"query": q}, one(q)) for q in fresh],
-                                           timeout_s=timeout_s or run.tool_timeout(self.tools.timeout_s))
+                                           timeout_s=timeout_s or run.tool_timeout(self.tools.timeout_s),
+                                           may_block=getattr(self.retriever, "may_block", True))
         found: list[Evidence] = []
         for q, obs in zip(fresh, results):
             for event in legs.get(q, []):

@@ -14,9 +14,9 @@
 from __future__ import annotations
 
 import datetime as dt
+import os
 import sqlite3
 import threading
-import uuid
 from pathlib import Path
 from typing import Literal
 
@@ -119,7 +119,8 @@ class RetrievalState(BaseModel):
             self.fused[ev.chunk_id] = self.fused.get(ev.chunk_id, 0.0) + 1.0 / (_RRF_K + pos)
             old = self.evidence.get(ev.chunk_id)
             if old is None:
-                self.evidence[ev.chunk_id] = ev.model_copy(update={"round": round_no})
+                # evidence is never changed in place: one found in the round it says is kept as it is
+                self.evidence[ev.chunk_id] = ev if ev.round == round_no else ev.model_copy(update={"round": round_no})
                 new.append(ev.chunk_id)
                 if ev.chunk.doc_id not in self.docs_seen:
                     self.docs_seen.append(ev.chunk.doc_id)
@@ -157,7 +158,7 @@ SessionStatus = Literal["idle", "running", "answered", "aborted", "failed"]
 class SessionState(BaseModel):
     """Everything a session needs to continue: serializable, no live objects."""
 
-    session_id: str = Field(default_factory=lambda: uuid.uuid4().hex[:12])
+    session_id: str = Field(default_factory=lambda: os.urandom(6).hex())  # uuid4().hex[:12]'s 48 random bits
     created: dt.datetime = Field(default_factory=_now)
     updated: dt.datetime = Field(default_factory=_now)
     status: SessionStatus = "idle"

@@ -45,20 +45,31 @@ class Tracer:
              duration_ms: float = 0.0, evidence_ids: list[str] | None = None,
              confidence: float | None = None, fallback: str | None = None,
              detail: str = "") -> TraceEvent:
-        args = _snapshot(args) if args else {}
-        ids = list(evidence_ids) if type(evidence_ids) is list else evidence_ids or []
-        duration_ms = round(duration_ms, 3)
-        fallback = redact(fallback) if fallback else None
+        # what the runtime passes has the declared types already: validating it changes nothing,
+        # so each value is checked as it is prepared and only an odd one costs a validation
+        plain = type(kind) is str and type(detail) is str and (tool is None or type(tool) is str)
+        if args:
+            args = _snapshot(args)
+            plain = plain and type(args) is dict and all(type(k) is str for k in args)
+        else:
+            args = {}
+        if evidence_ids:
+            ids = list(evidence_ids) if type(evidence_ids) is list else evidence_ids
+            plain = plain and type(ids) is list and all(type(i) is str for i in ids)
+        else:
+            ids = []
+        if duration_ms:
+            duration_ms = round(duration_ms, 3)
+        plain = plain and type(duration_ms) is float and (confidence is None or type(confidence) is float)
+        if fallback:
+            fallback = redact(fallback)
+            plain = plain and type(fallback) is str
+        else:
+            fallback = None
         fields = {"session_id": self.session_id, "step": self.step, "kind": kind, "tool": tool,
                   "args": args, "duration_ms": duration_ms, "evidence_ids": ids,
                   "confidence": confidence, "fallback": fallback, "detail": detail}
-        # what the runtime passes has the declared types already: validating it changes nothing
-        plain = (type(kind) is str and type(detail) is str and type(duration_ms) is float
-                 and (tool is None or type(tool) is str) and (confidence is None or type(confidence) is float)
-                 and (fallback is None or type(fallback) is str) and type(ids) is list
-                 and type(self.session_id) is str and type(self.step) is int
-                 and (not ids or all(type(i) is str for i in ids))
-                 and (not args or all(type(k) is str for k in args)))
+        plain = plain and type(self.session_id) is str and type(self.step) is int
         event = _built(fields) if plain else TraceEvent(**fields)
         self._record(event)  # stamped already: no copy
         return event
@@ -90,16 +101,20 @@ class Tracer:
 _EVENT_FIELDS = frozenset(TraceEvent.model_fields)
 
 
+_new = object.__new__
+_set = object.__setattr__
+
+
 def _built(fields: dict[str, Any]) -> TraceEvent:
     """The event of ``fields`` (every field, each of its declared type) without
     re-validating them: what ``TraceEvent(**fields)`` makes, at a third of the cost (pydantic's
     ``model_construct`` costs more than the validation). tests/runtime/test_trace.py checks
     the two are the same event."""
-    event = object.__new__(TraceEvent)
-    object.__setattr__(event, "__dict__", fields)
-    object.__setattr__(event, "__pydantic_fields_set__", set(_EVENT_FIELDS))
-    object.__setattr__(event, "__pydantic_extra__", None)
-    object.__setattr__(event, "__pydantic_private__", None)
+    event = _new(TraceEvent)
+    _set(event, "__dict__", fields)
+    _set(event, "__pydantic_fields_set__", set(_EVENT_FIELDS))
+    _set(event, "__pydantic_extra__", None)
+    _set(event, "__pydantic_private__", None)
     return event
 
 
