@@ -74,6 +74,31 @@ def test_two_columns_are_read_left_column_first(engine):
     assert order == sorted(order)
 
 
+def _pieces(page, xy, pieces):
+    """One line drawn piece by piece, each ``(text, font, size)``, side by side on one baseline."""
+    x, y = xy
+    for text, font, size in pieces:
+        _text(page, (x, y), text, size=size, font=font)
+        x += pymupdf.get_text_length(text, fontname=font, fontsize=size)
+
+
+@pytest.mark.parametrize("engine", ENGINES)
+def test_digits_in_another_font_and_size_stay_in_their_line_and_paragraph(engine):
+    # office documents often set digits in a Latin font a little larger than the Chinese text
+    # (each Chinese piece holds two characters or more: pdfium drops a text object of one glyph
+    # that has no outline, as a non-embedded Chinese font has where none is installed)
+    doc = pymupdf.open()
+    page = doc.new_page()
+    cn, num = ("china-s", 11), ("tiro", 12)
+    _pieces(page, (60, 100), [("第五条 自", *cn), ("2024", *num), ("年度起，住宿费每人每天", *cn), ("350", *num),
+                              ("元，原", *cn)])
+    _pieces(page, (60, 115), [("标准同时废止。", *cn)])
+    _pieces(page, (60, 140), [("The allowance is ", "helv", 11), ("350", "tiro", 12), (" yuan a night.", "helv", 11)])
+    text = parse_bytes(doc.tobytes(), "d.pdf", PdfOptions(engine=engine)).text
+    assert text.split("\n") == ["第五条 自2024年度起，住宿费每人每天350元，原标准同时废止。",
+                                 "The allowance is 350 yuan a night."]
+
+
 @pytest.mark.parametrize("engine", ENGINES)
 def test_running_header_footer_dropped_and_table_kept_as_rows(engine):
     text = parse_bytes(running_pages_pdf(), "run.pdf", PdfOptions(engine=engine)).text

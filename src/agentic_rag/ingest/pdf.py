@@ -29,6 +29,7 @@ from __future__ import annotations
 import io
 import re
 from collections import Counter
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 
 from agentic_rag.errors import IngestError
@@ -161,14 +162,23 @@ def read_pdfium(data: bytes, path: str, opts: PdfOptions) -> tuple[list[Page], d
 def _pdfium_lines(tp, raw, ctypes, height: float) -> list[Line]:
     """The page's lines from pdfium's text rectangles (one per run of text on a line; a
     column gutter or a change of font starts another), runs on one baseline with no wide gap
-    between them joined into one line; size and weight read from the first character of each.
-    A few calls per line, not per character."""
+    between them joined into one line. A few calls per run, not per character.
+
+    A rectangle's height is no measure of its type: pdfium draws it round the glyph outlines,
+    and a glyph the viewer has no outline for (a CJK font that is neither embedded nor
+    installed) is a flat box on its baseline, while the digits of the same run, set from a
+    substitute font, are full height. So a run's size, baseline and box come from one of its
+    characters (font size, origin, and the box its font's ascent and descent give), never from
+    the rectangle's height, and a line's size is the size most of its characters are set in:
+    digits in another font or size do not change it."""
     handle = tp.raw
     n = raw.FPDFText_CountRects(handle, 0, -1)
     left, top, right, bottom = (ctypes.c_double() for _ in range(4))
+    ox, oy = ctypes.c_double(), ctypes.c_double()
+    loose = raw.FS_RECTF()
     name = ctypes.create_string_buffer(128)
     flags = ctypes.c_int()
-    runs: list[Line] = []
+    runs: list[tuple[Line, float]] = []  # (run, baseline from the top of the page)
     for i in range(n):
         raw.FPDFText_GetRect(handle, i, left, top, right, bottom)
         l, t, r, b = left.value, top.value, right.value, bottom.value
@@ -179,28 +189,52 @@ def _pdfium_lines(tp, raw, ctypes, height: float) -> list[Line]:
         if bounded[-1].isspace():
             text += " "  # the space that ends a run ("第一条 ") separates it from the next one
         h = max(t - b, 1.0)
-        k = raw.FPDFText_GetCharIndexAtPos(handle, l + min(h, r - l) / 2, (t + b) / 2, h / 2, h / 2)
-        size, bold = h, False
+        # a character near the run's left end; the tolerance spans the whole rectangle, whose
+        # glyph boxes may lie anywhere between its top and bottom
+        k = raw.FPDFText_GetCharIndexAtPos(handle, l + min(h, r - l) / 2, (t + b) / 2, h / 2, h)
+        size, bold, base = h, False, height - b
         if k >= 0:
             size = raw.FPDFText_GetFontSize(handle, k) or h
             raw.FPDFText_GetFontInfo(handle, k, name, 128, ctypes.byref(flags))
             bold = _bold_font(name.value.decode("latin-1", "replace"), raw.FPDFText_GetFontWeight(handle, k)) \
                 or bool(flags.value & (1 << 18))
-        runs.append(Line(l, height - t, r, height - b, text, size, bold))
-    lines: list[Line] = []
-    for run in runs:
-        prev = lines[-1] if lines else None
-        em = max(run.size, 1.0)
-        if prev is not None and abs(run.y1 - prev.y1) < 0.5 * em and 0 <= run.x0 - prev.x1 < 2.2 * em:
-            joiner = "" if prev.text.endswith(" ") else \
-                " " if prev.text[-1].isascii() and run.text[0].isascii() else ""
-            lines[-1] = Line(prev.x0, min(prev.y0, run.y0), run.x1, max(prev.y1, run.y1),
-                             prev.text + joiner + run.text, max(prev.size, run.size), prev.bold and run.bold)
+            if raw.FPDFText_GetCharOrigin(handle, k, ox, oy):
+                base = height - oy.value
+            if raw.FPDFText_GetLooseCharBox(handle, k, loose):
+                t, b = max(t, loose.top), min(b, loose.bottom)
+        runs.append((Line(l, height - t, r, height - b, text, size, bold), base))
+    groups: list[list[Line]] = []  # the runs of each line
+    last_base = 0.0
+    for run, base in runs:
+        prev = groups[-1][-1] if groups else None
+        em = max(run.size, prev.size if prev else 0.0, 1.0)
+        # (glyph boxes of neighbouring runs may overlap a little: italics, kerning)
+        if prev is not None and abs(base - last_base) < 0.5 * em and -0.2 * em <= run.x0 - prev.x1 < 2.2 * em:
+            groups[-1].append(run)
         else:
-            lines.append(run)
-    for ln in lines:
-        ln.text = ln.text.rstrip()
-    return lines
+            groups.append([run])
+        last_base = base
+    return [_joined_runs(group) for group in groups]
+
+
+def _joined_runs(runs: list[Line]) -> Line:
+    """The runs of one line as one: a space between two ASCII runs, none between CJK ones."""
+    text = runs[0].text
+    for run in runs[1:]:
+        joiner = "" if text.endswith(" ") else " " if text[-1].isascii() and run.text[0].isascii() else ""
+        text += joiner + run.text
+    return Line(min(r.x0 for r in runs), min(r.y0 for r in runs), max(r.x1 for r in runs),
+                max(r.y1 for r in runs), text.rstrip(), _dominant_size((r.size, r.text) for r in runs),
+                all(r.bold for r in runs))
+
+
+def _dominant_size(pieces: Iterable[tuple[float, str]]) -> float:
+    """The font size most of the characters of ``(size, text)`` pieces are set in (the first
+    piece's on a tie): a line's size is its text's, not that of a few digits in another font."""
+    chars: Counter[float] = Counter()
+    for size, text in pieces:
+        chars[round(size, 1)] += len("".join(text.split())) or 1
+    return chars.most_common(1)[0][0] if chars else 0.0
 
 
 def _plumber_tables(page) -> list[tuple[Box, list[list[str]]]]:
@@ -244,7 +278,8 @@ def read_mupdf(data: bytes, path: str, opts: PdfOptions) -> tuple[list[Page], di
                         text = " ".join("".join(s["text"] for s in ln["spans"]).split())
                         x0, y0, x1, y1 = ln["bbox"]
                         bold = all(s["flags"] & 16 or _bold_font(s["font"], 0) for s in spans)
-                        entry.lines.append(Line(x0, y0, x1, y1, text, max(s["size"] for s in spans), bold))
+                        size = _dominant_size((s["size"], s["text"]) for s in spans)
+                        entry.lines.append(Line(x0, y0, x1, y1, text, size, bold))
                 if not entry.lines:
                     entry.scanned = bool(page.get_images())
                     if entry.scanned and opts.ocr:
