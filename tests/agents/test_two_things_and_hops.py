@@ -270,3 +270,12 @@ def test_the_second_item_keeps_the_words_after_it_when_the_first_names_a_kind_of
 
     assert _coordinated("青岚音乐节的日期和学生票价格是多少？") == ["日期", "学生票价格"]
     assert _coordinated("青岚渡轮停航的时间和地点？") == ["时间", "地点"]
+
+
+def test_each_listed_item_is_answered_by_a_sentence_that_names_it():
+    # the rule about every gold medal shares more words with the question, but names neither
+    rule = zh("t", "青岚运动会上获得金牌的运动员，每枚金牌奖励2万元。", title="青岚运动会奖励办法")
+    north = zh("n", "北岭代表团本届摘得9金4银。", title="北岭代表团")
+    south = zh("s", "南湾代表团共收获14金，位列榜首。", title="南湾代表团")
+    answer = ask_zh("青岚运动会北岭和南湾分别获得多少金牌？", rule, north, south)
+    assert "9金" in answer.sentences[0].text and "14金" in answer.sentences[1].text, answer.text

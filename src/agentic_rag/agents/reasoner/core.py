@@ -627,6 +627,11 @@ class Reasoner:
             pool = [s for s in candidates if (s.has_quantity or not part.needs_value)
                     and carries(part.wants.answer_type, s.text, plan.question)
                     and not (others & (s.hits | s.head_hits) and not _names_item(s, part, others, plan))]
+            # a listed item is answered by a sentence that names it, when one can carry the answer
+            # (a Chinese item: English "and" joins words inside names and titles, "Minister for
+            # Agriculture and Education", as often as it lists what is asked)
+            if part.focus and all(t.cjk for t in part.terms if t.key in part.focus):
+                pool = [s for s in pool if _names_item(s, part, others, plan)] or pool
             if not pool:
                 continue
             ranked = sorted(pool, key=lambda s: (-part_score(s), -s.score, s.idx, s.offset))
