@@ -194,3 +194,14 @@ def test_a_bare_year_naming_an_edition_is_no_amount() -> None:
     assert not carries("number", "在随后举行的2024江州国际龙舟赛开幕式上，嘉宾为龙舟点睛。", question)
     assert carries("number", "本届比赛共有28支队伍参加。", question)
     assert carries("number", "本届比赛共有队伍2024支。", "今年有多少支队伍报名")
+
+
+def test_a_count_or_sum_question_does_not_ask_for_a_rate_or_a_period_unless_it_says_so():
+    from agentic_rag.agents.reasoner.question import unasked_kind
+
+    assert unasked_kind("2023年星桥汽车的全年营收", "percent")
+    assert unasked_kind("How much revenue did Larkspur make in 2023?", "percent")
+    assert not unasked_kind("2023年星桥汽车的营收增长了多少？", "percent")
+    assert not unasked_kind("2023年星桥汽车的全年营收", "money")
+    assert unasked_kind("青岚港的年吞吐量是多少？", "duration")
+    assert not unasked_kind("报销比例是多少？", "percent")  # no count or sum asked

@@ -86,6 +86,7 @@ from agentic_rag.agents.reasoner.question import (
     quotes_new_name,
     reads_as_procedure,
     split_asks,
+    unasked_kind,
 )
 from agentic_rag.agents.reasoner.scoring import Signals, dense_signal, evidence_score, evidence_scores
 from agentic_rag.agents.retriever.multihop import needs_hop
@@ -1283,7 +1284,7 @@ def _about_question(group: Sequence[Fact], plan: _Plan, question: str,
         kind = "number"
     allowed = {kind} | ({"count", "number"} if kind in ("count", "number") else set())
     wants = plan.wants
-    if wants.kinds and not allowed & wants.kinds:
+    if wants.kinds and not allowed & wants.kinds or unasked_kind(question, kind):
         return False
     if wants.answer_type in _NAME_TYPES and not wants.quantity and kind != "entity":
         return False  # "who won ..." is not answered by two dates

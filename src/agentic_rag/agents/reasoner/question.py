@@ -34,7 +34,7 @@ from functools import lru_cache
 from agentic_rag.text.dates import MONTH
 from agentic_rag.text.quantities import extract_quantities
 
-__all__ = ["Asked", "AnswerType", "analyze", "split_asks", "carries", "is_proper_name", "names_new", "quotes_new_name", "new_quantity_kinds",
+__all__ = ["Asked", "AnswerType", "analyze", "split_asks", "carries", "unasked_kind", "is_proper_name", "names_new", "quotes_new_name", "new_quantity_kinds",
            "lists_items",
            "reads_as_procedure", "fills_slot", "CONSTRAINING"]
 
@@ -418,6 +418,13 @@ _SHARE_VALUE = re.compile(r"\d\s*[%％‰]|百分之|千分之|分之[一二三�
                           r"\d+\s*[:：比]\s*\d+|个?百分点|\bper ?cent\b|\bpercentage points?\b", re.I)
 
 
+def unasked_kind(question: str, kind: str) -> bool:
+    """Whether a value of ``kind`` cannot answer ``question``: a question about a count or a
+    sum (交付量, 营收, revenue) is not answered by a rate or a period it does not ask for."""
+    return bool(_COUNT_HEAD.search(question)) and (kind == "percent" and not _ASKS_RATE.search(question)
+                                                  or kind == "duration" and not _ASKS_PERIOD.search(question))
+
+
 @lru_cache(maxsize=16384)
 def _states_amount(sentence: str, question: str) -> bool:
     """Whether ``sentence`` states an amount that can answer the "how much / how many"
@@ -432,9 +439,7 @@ def _states_amount(sentence: str, question: str) -> bool:
     unit = asked_count_unit(question)
     if unit is not None:  # "有多少人" is not answered by "一辆大巴"
         found = [q for q in found if q.kind != "count" or q.unit == unit]
-    if _COUNT_HEAD.search(question):
-        found = [q for q in found if (q.kind != "percent" or _ASKS_RATE.search(question))
-                 and (q.kind != "duration" or _ASKS_PERIOD.search(question))]
+    found = [q for q in found if not unasked_kind(question, q.kind)]
     if found:
         return True
     for q in stated:
