@@ -65,7 +65,9 @@ def test_a_session_started_in_one_worker_continues_in_the_other(pair, shared_red
 
 
 def test_an_abort_sent_to_the_other_worker_stops_the_run(pair, fake_llm):
-    fake_llm.delay = 0.6
+    # each LLM call outlasts the abort's trip through the other worker and Redis, even on a
+    # loaded machine: the run is still going when the abort lands
+    fake_llm.delay = 2.0
     a, b = pair
     sid = a.post("/v1/sessions").json()["session_id"]
     aborted = threading.Event()
