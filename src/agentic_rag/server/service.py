@@ -44,6 +44,7 @@ from agentic_rag.server.schemas import (
     TemplateInfo,
     TemplateInput,
 )
+from agentic_rag.server.slots import RunSlots
 from agentic_rag.state import open_state
 from agentic_rag.state.cache import cache_key
 from agentic_rag.state.runs import RunAbort
@@ -85,7 +86,7 @@ class Service:
         self._lock = threading.Lock()
         self._ingest_lock = threading.Lock()
         slots = settings.server.run_slots(settings.store)
-        self._run_slots = threading.BoundedSemaphore(slots) if slots else None
+        self._run_slots = RunSlots(slots) if slots else None
 
     # ------------------------------------------------------------------ lifecycle
     def warm_up(self) -> None:
@@ -302,8 +303,9 @@ class Service:
 
     def _deterministic(self, run: Callable[[SessionState, Sink, threading.Event], Answer],
                        state: SessionState, on_event: Sink | None, abort: threading.Event) -> Answer:
-        """``run`` once one of ``server.max_concurrent_runs`` slots is free: waiting costs no CPU,
-        while one more run sharing the interpreter lock slows every other run down."""
+        """``run`` once one of ``server.max_concurrent_runs`` slots is free, in the order the
+        requests came: waiting costs no CPU, while one more run sharing the interpreter lock
+        slows every other run down."""
         if self._run_slots is None:
             return run(state, on_event, abort)  # type: ignore[arg-type]
         with self._run_slots:
