@@ -219,6 +219,14 @@ class Service:
 
         ``cancel`` stops the run between steps (a client that went away); ``history`` seeds the
         conversation of a session-less question (OpenAI-style message lists)."""
+        return self._answer(request, on_event, cancel, history)[0]
+
+    def ask_json(self, request: AskRequest, *, cancel: threading.Event | None = None) -> str:
+        """:meth:`ask`'s answer as JSON: the text the audit log stored, serialized once."""
+        return self._answer(request, None, cancel, ())[1]
+
+    def _answer(self, request: AskRequest, on_event: Sink | None, cancel: threading.Event | None,
+                history: Sequence[tuple[str, str]]) -> tuple[ServedAnswer, str]:
         started = time.monotonic()
         question = self._question(request.question)
         session_id = request.session_id
@@ -312,14 +320,16 @@ class Service:
             return run(state, on_event, abort)  # type: ignore[arg-type]
 
     def _served(self, answer: Answer, session_id: str | None, *, cached: bool,
-                deadline: bool) -> ServedAnswer:
+                deadline: bool) -> tuple[ServedAnswer, str]:
+        """The answer as served, and its JSON (stored in the audit log, sent as the response)."""
         # the answer was validated when it was made: copy its fields, do not validate them again
         served = ServedAnswer.model_construct(**{
             **dict(answer), "answer_id": uuid.uuid4().hex[:16], "session_id": session_id,
             "cached": cached, "deadline_fallback": deadline})
-        self.audit.record(served, self.engine.store)
+        data = served.model_dump_json()
+        self.audit.record(served, self.engine.store, data)
         self.metrics.answer(served, cached=cached, deadline=deadline)
-        return served
+        return served, data
 
     def _answer_settings(self, mode: Any, use_llm: bool, k: int | None,
                          controls: AskControls) -> dict[str, Any]:
