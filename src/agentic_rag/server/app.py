@@ -188,7 +188,8 @@ def create_app(settings: Settings | None = None, *, service: Service | None = No
         retrieve, tool, reason, verify, fallback, final, ...), then ``answer``, then ``done``."""
         if not (body.stream or "text/event-stream" in request.headers.get("accept", "")):
             # svc.ask_json refuses a bad question or session itself, in the same thread hand-off;
-            # the JSON comes serialized (once, for the audit log too) off the event loop
+            # the JSON comes serialized (once, for the audit log too) off the event loop, and
+            # FastAPI does not validate it again (the response_model only documents it)
             data = await blocking(request, lambda cancel: svc.ask_json(body, cancel=cancel))
             return Response(data, media_type="application/json")
         await run_in_threadpool(svc.check, body)  # a 4xx before the stream starts, not inside it
