@@ -2,7 +2,7 @@
 time to the first SSE event, the server's overhead over an in-process `Engine.ask`, and memory.
 
     python bench/serve.py [--examples examples] [--seconds 5] [--concurrency 1 8 32]
-                          [--workers 1] [--embedder auto|none] [--endpoints route retrieve ask cached]
+                          [--workers 1] [--embedder auto|none] [--endpoints route retrieve ask cached lookup]
                           [--env ARAG_KEY=VALUE ...] [--trees SRC SRC ...] [--rounds 1] [--json]
 
     # the code before a change beside this one, same index, load runs alternating:
@@ -13,7 +13,9 @@ Builds a fresh index of examples/docs in a temp folder, starts `arag serve` on a
 drives it with a bounded asyncio load generator (a fixed number of keep-alive connections, each
 sending its next request when the last one is answered; no open-loop overload). Endpoints:
 /v1/route, /v1/retrieve, /v1/ask with the answer cache off (the deterministic agents every time)
-and /v1/ask with the cache on and filled (the questions repeat, as a help desk's do). The load generator
+and /v1/ask with the cache on and filled (the questions repeat, as a help desk's do); on request
+(``lookup``) /v1/ask on a server whose run is a lookup of answers made at its start, so that its CPU
+per request is the service's own overhead, without the agents' work. The load generator
 shares the machine's cores with the server: on a 2-core box it takes part of the CPU it measures, so
 each run reports the generator's own CPU (``gen_cpu_pct``, % of one core) and the server's CPU per
 request (``server_cpu_ms``, all worker processes together, from /proc). On a shared machine one tree's
@@ -39,7 +41,10 @@ import httpx
 from agentic_rag import Engine, Settings
 
 #: --endpoints names → the load runs' names
-_RUNS = {"route": "/v1/route", "retrieve": "/v1/retrieve", "ask": "/v1/ask", "cached": "/v1/ask (cached)"}
+_RUNS = {"route": "/v1/route", "retrieve": "/v1/retrieve", "ask": "/v1/ask", "cached": "/v1/ask (cached)",
+         "lookup": "/v1/ask (lookup)"}
+#: the runs not in the default set: ``lookup`` measures the service without the agents' work
+_EXTRA = {"lookup"}
 
 
 def _free_port() -> int:
@@ -55,13 +60,19 @@ def _pct(values: list[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, int(round(p * (len(ordered) - 1))))]
 
 
-def start_server(index: Path, env: dict[str, str], workers: int = 1) -> tuple[subprocess.Popen, str, float]:
-    """``arag serve`` over ``index`` on a free port: (process, root URL, seconds until ready)."""
+def start_server(index: Path, env: dict[str, str], workers: int = 1,
+                 lookup: Path | None = None) -> tuple[subprocess.Popen, str, float]:
+    """``arag serve`` over ``index`` on a free port: (process, root URL, seconds until ready).
+    With ``lookup`` (a questions.jsonl) the app of :func:`serve_lookup` instead, one worker."""
     port = _free_port()
     url = f"http://127.0.0.1:{port}"
-    proc = subprocess.Popen([sys.executable, "-m", "agentic_rag.cli", "serve", "--index", str(index),
-                             "--port", str(port), "--workers", str(workers)],
-                            env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    if lookup is None:
+        cmd = [sys.executable, "-m", "agentic_rag.cli", "serve", "--index", str(index),
+               "--port", str(port), "--workers", str(workers)]
+    else:
+        cmd = [sys.executable, str(Path(__file__).resolve()), "--serve-lookup", str(index), str(port), str(lookup)]
+        workers = 1
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     t0 = time.perf_counter()
     ready: set[int] = set()  # each new connection may reach another worker: wait for all of them
     while True:
@@ -227,6 +238,33 @@ def _children(pid: int) -> list[int]:
         return []
 
 
+def serve_lookup(index: Path, port: int, questions_file: Path) -> None:
+    """``arag serve``'s app over ``index`` with the deterministic run replaced by a lookup of
+    the answers to ``questions_file``'s questions, computed at start: under load, the server's
+    CPU per request is then all the service's own (HTTP, validation, thread hand-off, sessions,
+    the audit write, serialization, metrics)."""
+    import uvicorn
+
+    from agentic_rag.server.app import create_app
+    from agentic_rag.server.service import Service
+
+    service = Service(Settings.load(index=index))
+    runtime = service.runtime(False)  # the one a default /v1/ask runs on
+    run = runtime.run
+    answers = {q: run(q) for q in _questions(questions_file)}
+
+    def lookup(question: str, **kwargs):
+        return answers[question].model_copy() if question in answers else run(question, **kwargs)
+
+    runtime.run = lookup  # type: ignore[method-assign]
+    uvicorn.run(create_app(service=service), host="127.0.0.1", port=port, log_level="warning",
+                access_log=False)
+
+
+def _questions(path: Path) -> list[str]:
+    return [json.loads(line)["question"] for line in path.read_text("utf-8").splitlines() if line.strip()]
+
+
 def _tree_env(env: dict[str, str], tree: Path | None) -> dict[str, str]:
     """The server's environment: with ``tree`` (a ``src`` folder) its code comes first on the path."""
     if tree is None:
@@ -241,8 +279,9 @@ def main() -> None:
     ap.add_argument("--concurrency", type=int, nargs="+", default=[1, 8, 32])
     ap.add_argument("--workers", type=int, default=1)
     ap.add_argument("--embedder", default="auto", help="embedder.provider for the index and server")
-    ap.add_argument("--endpoints", nargs="+", choices=list(_RUNS), default=list(_RUNS),
-                    help="which load runs (default all; 'ask' is /v1/ask with the cache off)")
+    ap.add_argument("--endpoints", nargs="+", choices=list(_RUNS), default=[e for e in _RUNS if e not in _EXTRA],
+                    help="which load runs (default all but lookup; 'ask' is /v1/ask with the cache off; "
+                         "'lookup' the same requests to a server whose run is a lookup of ready answers)")
     ap.add_argument("--env", nargs="+", default=[], metavar="ARAG_KEY=VALUE",
                     help="settings for the server, e.g. ARAG_SERVER__MAX_CONCURRENT_RUNS=2")
     ap.add_argument("--trees", nargs="+", type=Path, default=[], metavar="SRC",
@@ -250,9 +289,12 @@ def main() -> None:
                          "change, and this one's src); their load runs alternate, round by round")
     ap.add_argument("--rounds", type=int, default=1, help="load runs per endpoint, concurrency and tree")
     ap.add_argument("--json", action="store_true")
+    ap.add_argument("--serve-lookup", nargs=3, metavar=("INDEX", "PORT", "QUESTIONS"), help=argparse.SUPPRESS)
     args = ap.parse_args()
-    questions = [json.loads(line)["question"]
-                 for line in (args.examples / "questions.jsonl").read_text("utf-8").splitlines() if line.strip()]
+    if args.serve_lookup:
+        index, port, questions_file = args.serve_lookup
+        return serve_lookup(Path(index), int(port), Path(questions_file))
+    questions = _questions(args.examples / "questions.jsonl")
     env = {k: v for k, v in os.environ.items() if not k.startswith("ARAG_")}
     env.update({"ARAG_EMBEDDER__PROVIDER": args.embedder, "ARAG_LLM__PROVIDER": "none"})
     env.update(item.split("=", 1) for item in args.env)
@@ -267,6 +309,7 @@ def main() -> None:
                     for q in questions],
         "/v1/ask (cached)": [json.dumps({"question": q}, ensure_ascii=False).encode() for q in questions],
     }
+    bodies["/v1/ask (lookup)"] = bodies["/v1/ask"]
     with tempfile.TemporaryDirectory() as tmp:
         index = Path(tmp) / "idx"
         settings = Settings.load(index=index, embedder={"provider": args.embedder}, llm={"provider": "none"})
@@ -275,9 +318,13 @@ def main() -> None:
         for q in questions:  # warm-up
             engine.ask(q)
         servers: list[tuple[str, subprocess.Popen, str]] = []
+        lookups: list[tuple[str, subprocess.Popen, str]] = []
         try:
             for tree in trees:
                 label = str(tree) if tree is not None else "this tree"
+                if "lookup" in args.endpoints:
+                    proc, url, _ = start_server(index, _tree_env(env, tree), lookup=args.examples / "questions.jsonl")
+                    lookups.append((label, proc, url))
                 proc, url, ready_s = start_server(index, _tree_env(env, tree), args.workers)
                 servers.append((label, proc, url))
                 out: dict = {"server_ready_s": ready_s}
@@ -307,9 +354,10 @@ def main() -> None:
                 if not any(_RUNS[e] == name for e in args.endpoints):
                     continue
                 path = name.split()[0]
+                targets = lookups if name == _RUNS["lookup"] else servers
                 for conc in args.concurrency:
                     for rnd in range(args.rounds):
-                        for label, proc, url in (servers if rnd % 2 == 0 else servers[::-1]):
+                        for label, proc, url in (targets if rnd % 2 == 0 else targets[::-1]):
                             port = int(url.rsplit(":", 1)[1])
                             key = f"{name} c={conc}" + (f" #{rnd + 1}" if args.rounds > 1 else "")
                             run = asyncio.run(_load(port, path, payload, conc, args.seconds,
@@ -321,9 +369,9 @@ def main() -> None:
                 result["trees"][label]["rss_mb"] = {str(p): _rss_mb(p) for p in [proc.pid, *_children(proc.pid)]}
         finally:
             engine.close()
-            for _, proc, _ in servers:
+            for _, proc, _ in servers + lookups:
                 proc.terminate()
-            for _, proc, _ in servers:
+            for _, proc, _ in servers + lookups:
                 proc.wait(15)
     if args.json:
         print(json.dumps(result, ensure_ascii=False, indent=2))
