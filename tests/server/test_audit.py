@@ -79,3 +79,18 @@ def test_warm_fills_the_cache_for_the_server(setup, tmp_path):
     assert service.ask(AskRequest(question="会议室要提前多久预订")).cached is True
     second = runner.invoke(app, ["warm", str(questions), "--index", str(index)])
     assert "0 computed, 2 already cached" in second.output
+
+
+def test_the_answer_sent_as_json_is_the_one_the_audit_log_keeps(setup):
+    service, _, _ = setup
+    for cached in (False, True):
+        sent = json.loads(service.ask_json(AskRequest(question=QUESTION)))
+        assert sent["cached"] is cached and sent["status"] == "answered" and sent["trace"]
+        # reloaded (a session's history, feedback) exactly as it was sent, trace and all
+        assert service.audit.get(sent["answer_id"]).model_dump(mode="json") == sent
+        entry = service.audit.entries(limit=1)[0]
+        assert (entry.answer_id, entry.question, entry.status, entry.cached, entry.deadline_fallback) == (
+            sent["answer_id"], QUESTION, "answered", cached, False)
+        assert {(s.chunk_id, s.doc_id) for s in entry.evidence} == {
+            (c["chunk_id"], c["doc_id"]) for c in sent["citations"]}
+        assert all(s.content_hash and s.title for s in entry.evidence)

@@ -37,6 +37,13 @@ def test_a_session_keeps_its_turns_with_their_citations(client):
         assert r.status_code == 404 and r.json()["error"]["code"] == "not_found"
 
 
+def test_a_reloaded_turn_is_the_answer_exactly_as_it_was_sent(client):
+    sid = client.post("/v1/sessions").json()["session_id"]
+    sent = client.post("/v1/ask", json={"question": "职工住院能报销百分之多少？", "session_id": sid}).json()
+    assert sent["citations"] and sent["trace"]
+    assert client.get(f"/v1/sessions/{sid}").json()["turns"][0]["answer"] == sent
+
+
 def test_feedback_is_stored_with_its_answer_and_exported_since(client):
     before = dt.datetime.now(dt.timezone.utc).isoformat()
     answer = client.post("/v1/ask", json={"question": "员工请假要提前几天申请？"}).json()

@@ -65,14 +65,16 @@ class AuditLog:
         self._docs_version: int | None = None
         self._docs_lock = threading.Lock()
 
-    def record(self, answer: ServedAnswer, store: Any) -> None:
-        """Store ``answer`` with the documents of the chunks it cites, as the index has them now."""
+    def record(self, answer: ServedAnswer, store: Any, data: str | None = None) -> None:
+        """Store ``answer`` with the documents of the chunks it cites, as the index has them now;
+        ``data``: its JSON when the caller has it already (the response is the same text)."""
         docs = self._documents(store, {c.doc_id for c in answer.citations})
         at = dt.datetime.now(dt.timezone.utc).isoformat()
         statements: list[tuple[str, tuple]] = [(
             "INSERT OR REPLACE INTO answers VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
             (answer.answer_id, at, answer.session_id, answer.question, answer.status,
-             int(answer.cached), int(answer.deadline_fallback), answer.model_dump_json()))]
+             int(answer.cached), int(answer.deadline_fallback),
+             answer.model_dump_json() if data is None else data))]
         for c in {c.chunk_id: c for c in answer.citations}.values():
             doc = docs.get(c.doc_id)
             if doc is None:

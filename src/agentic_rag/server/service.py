@@ -44,6 +44,7 @@ from agentic_rag.server.schemas import (
     TemplateInfo,
     TemplateInput,
 )
+from agentic_rag.server.slots import RunSlots
 from agentic_rag.state import open_state
 from agentic_rag.state.cache import cache_key
 from agentic_rag.state.runs import RunAbort
@@ -85,7 +86,7 @@ class Service:
         self._lock = threading.Lock()
         self._ingest_lock = threading.Lock()
         slots = settings.server.run_slots(settings.store)
-        self._run_slots = threading.BoundedSemaphore(slots) if slots else None
+        self._run_slots = RunSlots(slots) if slots else None
 
     # ------------------------------------------------------------------ lifecycle
     def warm_up(self) -> None:
@@ -218,6 +219,14 @@ class Service:
 
         ``cancel`` stops the run between steps (a client that went away); ``history`` seeds the
         conversation of a session-less question (OpenAI-style message lists)."""
+        return self._answer(request, on_event, cancel, history)[0]
+
+    def ask_json(self, request: AskRequest, *, cancel: threading.Event | None = None) -> str:
+        """:meth:`ask`'s answer as JSON: the text the audit log stored, serialized once."""
+        return self._answer(request, None, cancel, ())[1]
+
+    def _answer(self, request: AskRequest, on_event: Sink | None, cancel: threading.Event | None,
+                history: Sequence[tuple[str, str]]) -> tuple[ServedAnswer, str]:
         started = time.monotonic()
         question = self._question(request.question)
         session_id = request.session_id
@@ -302,22 +311,25 @@ class Service:
 
     def _deterministic(self, run: Callable[[SessionState, Sink, threading.Event], Answer],
                        state: SessionState, on_event: Sink | None, abort: threading.Event) -> Answer:
-        """``run`` once one of ``server.max_concurrent_runs`` slots is free: waiting costs no CPU,
-        while one more run sharing the interpreter lock slows every other run down."""
+        """``run`` once one of ``server.max_concurrent_runs`` slots is free, in the order the
+        requests came: waiting costs no CPU, while one more run sharing the interpreter lock
+        slows every other run down."""
         if self._run_slots is None:
             return run(state, on_event, abort)  # type: ignore[arg-type]
         with self._run_slots:
             return run(state, on_event, abort)  # type: ignore[arg-type]
 
     def _served(self, answer: Answer, session_id: str | None, *, cached: bool,
-                deadline: bool) -> ServedAnswer:
+                deadline: bool) -> tuple[ServedAnswer, str]:
+        """The answer as served, and its JSON (stored in the audit log, sent as the response)."""
         # the answer was validated when it was made: copy its fields, do not validate them again
         served = ServedAnswer.model_construct(**{
             **dict(answer), "answer_id": uuid.uuid4().hex[:16], "session_id": session_id,
             "cached": cached, "deadline_fallback": deadline})
-        self.audit.record(served, self.engine.store)
+        data = served.model_dump_json()
+        self.audit.record(served, self.engine.store, data)
         self.metrics.answer(served, cached=cached, deadline=deadline)
-        return served
+        return served, data
 
     def _answer_settings(self, mode: Any, use_llm: bool, k: int | None,
                          controls: AskControls) -> dict[str, Any]:
