@@ -1043,7 +1043,7 @@ def _one_subject(group: Sequence[Fact]) -> bool:
     of one document ("Leave Policy 2023" / "Leave Policy 2025") and untitled passages may."""
     names = {f.chunk.chunk_id: _subject_name(f.chunk.title) for f in group}
     if not all(names.values()):
-        return True
+        return _related_titles(group)
     plain = {re.sub(r"[\d\s年版]+", "", n).lower() for n in names.values()}
     if len(plain) == 1:
         return True
@@ -1053,6 +1053,39 @@ def _one_subject(group: Sequence[Fact]) -> bool:
     # a statement that names the other passage's subject is about it too
     return any(n.lower() in f.sentence.lower() for f in group for cid, n in names.items()
                if cid != f.chunk.chunk_id)
+
+
+def _related_titles(group: Sequence[Fact]) -> bool:
+    """Whether documents with long titles (rules, notices) can disagree: their titles share a
+    thing (住房公积金 in the 办法 and in the decision amending it), or a statement names a thing
+    of another's title. A loan term in the housing-fund rules and a benefit period in an
+    unemployment-insurance notice do not contradict each other, however alike the sentences."""
+    titles = {f.chunk.doc_id: f.chunk.title for f in group}
+    if len(titles) < 2 or not all(titles.values()):
+        return True  # untitled passages: nothing says they are about different things
+    things = {doc: [t for t in content_terms(title) if _title_thing(t, title)] for doc, title in titles.items()}
+    if not all(things.values()):
+        return True
+
+    def names(doc: str, other: str) -> bool:  # doc's title or statements name a thing of other's title
+        return any(shared_cover(f"{f.chunk.title}\n{f.sentence}").covers(t)
+                   for f in group if f.chunk.doc_id == doc for t in things[other])
+
+    docs = list(titles)
+    return all(names(a, b) or names(b, a) for i, a in enumerate(docs) for b in docs[i + 1:])
+
+
+def _title_thing(t: Term, title: str) -> bool:
+    """A word of a document title that names what the document is about: a noun, not the
+    place it applies in (江北, 青岚市), the kind of document (办法, Policy) or an action (调整)."""
+    if t.soft:
+        return False
+    if not t.cjk:
+        return t.text[:1].isupper()
+    if re.search(re.escape(t.text) + r"[省市县区镇乡州]", title) or len(t.text) >= 3 and t.text[-1] in "省市县区镇乡州":
+        return False  # an administrative place, known to the dictionary or not
+    tag = word_tag(t.text)
+    return tag is None or tag.startswith(("n", "j")) and not tag.startswith(("ns", "nr"))
 
 
 def _subject_name(title: str) -> str:
