@@ -205,3 +205,11 @@ def test_a_count_or_sum_question_does_not_ask_for_a_rate_or_a_period_unless_it_s
     assert not unasked_kind("2023年星桥汽车的全年营收", "money")
     assert unasked_kind("青岚港的年吞吐量是多少？", "duration")
     assert not unasked_kind("报销比例是多少？", "percent")  # no count or sum asked
+
+
+def test_a_thousands_separator_does_not_split_a_question():
+    from agentic_rag.agents.reasoner.question import split_asks
+
+    assert split_asks("Who approves a £12,500 purchase at Larkspur, and what form goes with it?") == [
+        "Who approves a £12,500 purchase at Larkspur", "what form goes with it"]
+    assert analyze("Is a 1,200-euro desk allowed?").asks == 1

@@ -181,9 +181,11 @@ def _analyze(text: str) -> Asked:
     return Asked(kind, kinds, quantity, enumeration, yes_no, max(1, asks))
 
 
-_CLAUSES = re.compile(r"[？?；;。！!，,、]|\band\b|以及|并且")
+#: a comma that separates clauses, not the digits of a number ("£40,000")
+_SEP_COMMA = r"(?:，|(?<!\d),|,(?!\d))"
+_CLAUSES = re.compile(r"[？?；;。！!、]|" + _SEP_COMMA + r"|\band\b|以及|并且")
 _SENTENCES = re.compile(r"[？?；;。！!\n]+")
-_COMMA = re.compile(r"[，,]\s*(?:and\s+|以及|并且|还有)?")
+_COMMA = re.compile(_SEP_COMMA + r"\s*(?:and\s+|以及|并且|还有)?")
 
 
 def split_asks(question: str) -> list[str]:
