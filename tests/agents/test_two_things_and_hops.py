@@ -279,3 +279,11 @@ def test_each_listed_item_is_answered_by_a_sentence_that_names_it():
     south = zh("s", "南湾代表团共收获14金，位列榜首。", title="南湾代表团")
     answer = ask_zh("青岚运动会北岭和南湾分别获得多少金牌？", rule, north, south)
     assert "9金" in answer.sentences[0].text and "14金" in answer.sentences[1].text, answer.text
+
+
+def test_a_rule_for_a_group_the_question_does_not_name_yields_to_the_general_rule():
+    special = passage("a", "Larkspur hybrid working", "Trainees may work from home on one day per week with their "
+                      "mentor's consent. Contractors are not covered by this policy.")
+    general = passage("b", "Larkspur hybrid working", "Employees may work from home on up to two days per week.")
+    answer = ask("How many days per week may I work from home at Larkspur?", special, general)
+    assert answer.sentences[0].text.startswith("Employees may work from home on up to two days"), answer.text

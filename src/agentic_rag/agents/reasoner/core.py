@@ -532,7 +532,7 @@ class Reasoner:
             dense = dense_signal(ev.scores["vector"]) if "vector" in ev.scores else (0.0 if dense_leg else None)
             for pos, sent in enumerate(self._sentences(chunk, lang, plan.wants.enumeration)):
                 sent.ev, sent.idx, sent.factor, sent.position, sent.dense = ev, idx, factor, pos, dense
-                if _unasked_condition(sent.text, asked):
+                if _unasked_condition(sent.text, asked, plan.wants.answer_type in _NAME_TYPES):
                     sent.factor *= C.CONDITION_FACTOR
                 if years and (stated := set(_YEAR.findall(QUOTED_NAME.sub(" ", sent.quote)))) and not stated & years:
                     # "2020年……为8.52‰" for "2021年……出生率"; a year in a quoted or titled name
@@ -1292,6 +1292,15 @@ def _thing_word(t: Term) -> bool:
 
 
 #: "临时外出就医人员跨省异地住院的，……" / "If the trip is international, ...": a rule for a case
+#: an English rule's subject when it is a group of people: "Interns may …", "Agency workers are …"
+_GROUP_SUBJECT = re.compile(
+    r"^(?:All\s+)?(?P<group>(?:[A-Za-z-]+\s+){0,2}(?:interns|trainees|apprentices|contractors|consultants|"
+    r"freelancers|temps|volunteers|students|visitors|managers|directors|executives|employees|staff|workers|"
+    r"starters|joiners|leavers|parents|drivers|operatives|members))\s+"
+    r"(?:may|must|can(?:not)?|shall|should|will|are|need|have to)\b", re.I)
+#: the subject words of a rule for everyone it covers
+_EVERYONE = frozenset({"employees", "employee", "staff", "eligible", "everyone", "people", "persons",
+                       "members", "colleagues", "workers", "all"})
 _CONDITION = re.compile(r"^(?P<zh>[^，。；,;]{4,40}?)的[，,]|^(?:if|where|when)\s+(?P<en>[^,.;]{8,100}),", re.I)
 
 
@@ -1325,10 +1334,18 @@ def _about_question(group: Sequence[Fact], plan: _Plan, question: str,
     return not yes_no or any(s in chosen for s in sentences)
 
 
-def _unasked_condition(sentence: str, asked: TextCover) -> bool:
+def _unasked_condition(sentence: str, asked: TextCover, who: bool = False) -> bool:
     """Whether a sentence applies only under a condition the question does not state: at least
     three words in its leading condition, and the question (or its formal rewrite) covers fewer
-    than a third of them. A question that names no special case wants the general rule."""
+    than a third of them; or (English) its subject is a group of people the question does not
+    name ("Interns may …", "Agency workers are not …") rather than everyone the rule is for
+    ("Employees", "Eligible staff") — unless the question asks who (``who``): then the subject
+    is the answer. A question that names no special case wants the general rule."""
+    subject = _GROUP_SUBJECT.match(sentence)
+    if subject and not who:
+        words = [t for t in content_terms(subject.group("group")) if t.text.lower() not in _EVERYONE]
+        if words and not any(asked.covers(t) for t in words):
+            return True
     m = _CONDITION.match(sentence)
     if not m:
         return False
