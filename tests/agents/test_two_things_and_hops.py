@@ -287,3 +287,14 @@ def test_a_rule_for_a_group_the_question_does_not_name_yields_to_the_general_rul
     general = passage("b", "Larkspur hybrid working", "Employees may work from home on up to two days per week.")
     answer = ask("How many days per week may I work from home at Larkspur?", special, general)
     assert answer.sentences[0].text.startswith("Employees may work from home on up to two days"), answer.text
+
+
+def test_a_case_is_named_by_things_not_by_how_an_action_is_worded():
+    from agentic_rag.agents.reasoner.core import _unasked_condition
+    from agentic_rag.agents.vocabulary import TextCover
+
+    asked = TextCover("多大年纪才可以开摩托艇下水？")
+    # 驾驶 / 进入 / 行驶 are how the riding is worded; the case names only 摩托艇 and 水域
+    assert not _unasked_condition("驾驶摩托艇进入水域行驶的，驾驶人应当年满十八周岁。", asked)
+    # a case of other things (a club, a licence, a race) is a special case the question does not name
+    assert _unasked_condition("俱乐部会员持竞赛执照参加比赛的，驾驶人应当年满十六周岁。", asked)

@@ -1291,7 +1291,6 @@ def _thing_word(t: Term) -> bool:
 
 
 
-#: "临时外出就医人员跨省异地住院的，……" / "If the trip is international, ...": a rule for a case
 #: an English rule's subject when it is a group of people: "Interns may …", "Agency workers are …"
 _GROUP_SUBJECT = re.compile(
     r"^(?:All\s+)?(?P<group>(?:[A-Za-z-]+\s+){0,2}(?:interns|trainees|apprentices|contractors|consultants|"
@@ -1301,6 +1300,7 @@ _GROUP_SUBJECT = re.compile(
 #: the subject words of a rule for everyone it covers
 _EVERYONE = frozenset({"employees", "employee", "staff", "eligible", "everyone", "people", "persons",
                        "members", "colleagues", "workers", "all"})
+#: "临时外出就医人员跨省异地住院的，……" / "If the trip is international, ...": a rule for a case
 _CONDITION = re.compile(r"^(?P<zh>[^，。；,;]{4,40}?)的[，,]|^(?:if|where|when)\s+(?P<en>[^,.;]{8,100}),", re.I)
 
 
@@ -1336,8 +1336,8 @@ def _about_question(group: Sequence[Fact], plan: _Plan, question: str,
 
 def _unasked_condition(sentence: str, asked: TextCover, who: bool = False) -> bool:
     """Whether a sentence applies only under a condition the question does not state: at least
-    three words in its leading condition, and the question (or its formal rewrite) covers fewer
-    than a third of them; or (English) its subject is a group of people the question does not
+    three things named in its leading condition, and the question (or its formal rewrite) covers
+    fewer than a third of its words; or (English) its subject is a group of people the question does not
     name ("Interns may …", "Agency workers are not …") rather than everyone the rule is for
     ("Employees", "Eligible staff") — unless the question asks who (``who``): then the subject
     is the answer. A question that names no special case wants the general rule."""
@@ -1350,7 +1350,9 @@ def _unasked_condition(sentence: str, asked: TextCover, who: bool = False) -> bo
     if not m:
         return False
     words = [t for t in content_terms(m.group("zh") or m.group("en")) if not t.soft]
-    if len(words) < 3:
+    # a case is named by things, not actions: "驾驶电动自行车上道路行驶的" names two, and is
+    # the case of "骑电动自行车上路" however the riding is worded
+    if sum(_thing_word(t) for t in words) < 3:
         return False
     return sum(asked.covers(t) for t in words) * 3 < len(words)
 
