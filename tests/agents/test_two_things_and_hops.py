@@ -298,3 +298,9 @@ def test_a_case_is_named_by_things_not_by_how_an_action_is_worded():
     assert not _unasked_condition("驾驶摩托艇进入水域行驶的，驾驶人应当年满十八周岁。", asked)
     # a case of other things (a club, a licence, a race) is a special case the question does not name
     assert _unasked_condition("俱乐部会员持竞赛执照参加比赛的，驾驶人应当年满十六周岁。", asked)
+
+
+def test_each_is_no_part_of_what_the_documents_lack():
+    rule = zh("r", "第三条 高温津贴标准为每人每月300元。", title="青岚市高温津贴发放办法")
+    answer = ask_zh("养蜂每个月能领多少补贴？", rule)
+    assert answer.status == "abstained" and answer.gaps == ["未找到关于养蜂的规定"], answer.gaps

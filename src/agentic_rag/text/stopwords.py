@@ -37,7 +37,8 @@ QUESTION_ZH = frozenset(
     "里 中 上 下 时 后 前 内 吗？ 呗 哈 啦 百分之几 几成 几个月 几天 多少天 多少年 哪几个 哪几 哪类 哪种 "
     "什么样 多长时间 多少次 多少个 怎么办 还是 这么 那么 一般 算不算 是不是 能不能 会不会 的话 "
     "时候 什么时候 哪儿 哪里 分别 各自 各 以及 哪一年 哪年 哪一天 哪天 几月 几号 几点 "
-    "以后 之后 以前 之前 一共 总共 共计 这份 这项 这条 那份 那项 那条 这场 那场 这次 那次 本次".split()
+    "以后 之后 以前 之前 一共 总共 共计 这份 这项 这条 那份 那项 那条 这场 那场 这次 那次 本次 "
+    "每个 每一个 各个".split()
 )
 #: interjections and courtesies: how a person talks, not what about (never a name either)
 INTERJECTIONS_EN = frozenset("oops hi hello hey thanks thank sorry ok okay um uh hmm ah oh wow yeah".split())
