@@ -27,3 +27,11 @@ def test_verbs_are_read_off_the_modal_or_to_before_them():
 
 def test_a_question_word_joined_to_its_noun_leaves_the_noun():
     assert [t.text for t in content_terms("园区里哪些地方禁止吸烟？")] == ["园区", "地方", "禁止", "吸烟"]
+
+
+def test_a_separable_verb_split_by_an_aspect_particle_is_the_whole_verb():
+    # documents write 请假 / 报名 / 加班 whole; a question puts 了 or 过 inside
+    assert [t.text for t in content_terms("上个月我请了假，工资怎么算？")] == ["上个月", "请假", "工资"]
+    assert "报名" in [t.text for t in content_terms("青岚半程马拉松有多少人报了名？")]
+    assert "加班" in [t.text for t in content_terms("周末加过班能拿多少加班费？")]
+    assert [t.text for t in content_terms("了解过程")] == ["了解", "过程"]  # 了 / 过 opening a word stay

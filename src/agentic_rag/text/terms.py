@@ -238,6 +238,29 @@ _CN_NUMBER_WORD = re.compile(r"第?[零〇一二两三四五六七八九十百�
 _ORDINAL = re.compile(r"第[零〇一二两三四五六七八九十百千\d]+")
 
 
+def _with_separable(tokens: list[str]) -> list[str]:
+    """A verb split by an aspect particle as the word it is (报了名 -> 报名, 请 + 了 + 假 -> 请假,
+    加过班 -> 加班): Chinese separable verbs take 了 / 过 inside, while documents write them whole."""
+    out: list[str] = []
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i]
+        if len(tok) == 3 and tok[1] in _ASPECT and _CJK_RUN.fullmatch(tok) and word_tag(tok[0] + tok[2]):
+            out.append(tok[0] + tok[2])
+        elif i + 2 < len(tokens) and tokens[i + 1] in _ASPECT and len(tok) == len(tokens[i + 2]) == 1 \
+                and _CJK_RUN.fullmatch(tok + tokens[i + 2]) and word_tag(tok + tokens[i + 2]):
+            out.append(tok + tokens[i + 2])
+            i += 2
+        else:
+            out.append(tok)
+        i += 1
+    return out
+
+
+#: the aspect particles a separable verb takes inside
+_ASPECT = frozenset("了过")
+
+
 def _with_ordinals(tokens: list[str]) -> list[str]:
     """An ordinal and the measure word after it as one word (第一 + 棒 -> 第一棒, "the first
     torchbearer"): which one is asked for is part of what the question is about."""
@@ -264,7 +287,7 @@ def content_terms(text: str) -> list[Term]:
     characters and duplicates."""
     seen: set[str] = set()
     terms: list[Term] = []
-    for tok in _with_ordinals(segment(text)):
+    for tok in _with_ordinals(_with_separable(segment(text))):
         low = tok.lower()
         if re.fullmatch(r"[\d.,]+", low):
             continue
