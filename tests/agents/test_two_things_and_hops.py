@@ -304,3 +304,9 @@ def test_each_is_no_part_of_what_the_documents_lack():
     rule = zh("r", "第三条 高温津贴标准为每人每月300元。", title="青岚市高温津贴发放办法")
     answer = ask_zh("养蜂每个月能领多少补贴？", rule)
     assert answer.status == "abstained" and answer.gaps == ["未找到关于养蜂的规定"], answer.gaps
+
+
+def test_a_sentence_that_opens_with_a_decimal_keeps_its_number():
+    report = zh("r", "1.8万名跑者参加了青岚半程马拉松，人数创历届新高。", title="青岚半程马拉松开跑")
+    answer = ask_zh("青岚半程马拉松有多少名跑者参加？", report)
+    assert answer.sentences[0].text.startswith("1.8万名跑者"), answer.text
