@@ -302,6 +302,13 @@ def test_conflict_matter_reads_as_the_documents_wording():
     assert matter_label(fact) == "住院：在职职工在一级定点医疗机构为"
 
 
+def _answer(question: str, *chunks: Chunk):
+    """The Reasoner's answer from ``chunks``, ranked in the order given."""
+    evidence = [Evidence(chunk=c, score=1.0 - i * 0.1, rank=i + 1, legs=["bm25"]) for i, c in enumerate(chunks)]
+    return Reasoner(today=TODAY).reason(question, RouteDecision(question=question, query=question, language="zh"),
+                                        evidence)
+
+
 def test_rules_about_different_things_do_not_contradict_each_other():
     # a loan term in the housing-fund rules and a benefit period in an unemployment-insurance
     # notice both read "期限 …… 最长为": the titles share nothing but the city they apply in
@@ -310,10 +317,7 @@ def test_rules_about_different_things_do_not_contradict_each_other():
     dole = chunk("dole", "失业人员领取失业保险金的期限，根据失业前累计缴费时间确定：累计缴费满1年不满5年的，"
                  "最长为12个月。", clause="第二条", clause_no="2",
                  title="青岚市人力资源和社会保障局关于调整失业保险金标准的通知", published=dt.date(2024, 6, 1))
-    question = "申请公积金贷款，贷款期限最长是多少年？"
-    evidence = [Evidence(chunk=c, score=1.0 - i * 0.1, rank=i + 1, legs=["bm25"]) for i, c in enumerate([dole, loan])]
-    answer = Reasoner(today=TODAY).reason(question, RouteDecision(question=question, query=question, language="zh"),
-                                          evidence)
+    answer = _answer("申请公积金贷款，贷款期限最长是多少年？", dole, loan)
     assert answer.conflicts == [] and answer.text.startswith("贷款期限最长为30年"), answer.text
 
 
@@ -322,8 +326,5 @@ def test_versions_of_one_rule_still_disagree_when_their_titles_differ_in_year_an
                 published=dt.date(2020, 1, 5))
     new = chunk("new", "贷款期限最长为30年。", clause="第九条", clause_no="9",
                 title="青岚市住房公积金管理办法（2024年修订）", published=dt.date(2024, 1, 5))
-    question = "公积金贷款期限最长是多少年？"
-    evidence = [Evidence(chunk=c, score=1.0 - i * 0.1, rank=i + 1, legs=["bm25"]) for i, c in enumerate([new, old])]
-    answer = Reasoner(today=TODAY).reason(question, RouteDecision(question=question, query=question, language="zh"),
-                                          evidence)
+    answer = _answer("公积金贷款期限最长是多少年？", new, old)
     assert len(answer.conflicts) == 1 and answer.conflicts[0].winner == "new:a9:0", answer.text

@@ -465,7 +465,7 @@ class Reasoner:
             if len(items) < 2:
                 # "特斯拉和比亚迪的交付量", "开幕和闭幕时间": one value asked of each of two
                 # things joined by 和 / and, each its own sub-question
-                items, item_wants = (_joined_years(piece) or _coordinated(piece)), wants
+                items, item_wants = (_joined_years(piece) or words), wants
             item_terms = [[t for t in (*part, *terms) if t.text == item or not t.key.startswith(_YEAR_KEY)
                            and t in part and (t.text in item or t.key in {x.key for x in content_terms(item)})]
                           for item in items]
@@ -1209,7 +1209,7 @@ def _names_item(s: _Sentence, part: _Part, others: frozenset[str], plan: _Plan) 
     for t in plan.terms:
         if t.key in others:
             text = text.replace(t.text, "\u25a1" * len(t.text))
-    cover = TextCover(text)
+    cover = shared_cover(text)  # asked twice per sentence and part: kept, not built again
     return all(cover.covers(t) for t in part.terms if t.key in part.focus)
 
 
