@@ -53,6 +53,12 @@ class DocMeta(_Frozen):
     #: anything else the user supplied (place, category, ...), usable in filters
     extra: dict[str, Any] = Field(default_factory=dict)
 
+    @property
+    def version_date(self) -> dt.date | None:
+        """The date that orders versions of one document: its publication date, else the date
+        it takes effect (a handbook page's front matter often gives only ``effective_date``)."""
+        return self.publish_date or self.effective_date
+
 
 class Document(_Frozen):
     """One ingested source document."""
@@ -89,6 +95,12 @@ class Chunk(_Frozen):
     status: DocStatus = "active"
     language: str = "zh"
     extra: dict[str, Any] = Field(default_factory=dict)
+
+    @property
+    def version_date(self) -> dt.date | None:
+        """The date that orders versions of one document: its publication date, else the date
+        it takes effect (a handbook page's front matter often gives only ``effective_date``)."""
+        return self.publish_date or self.effective_date
 
     def is_version(self, pinned: str | int) -> bool:
         """Whether this chunk belongs to the version a question pins ("2023" in "按照2023年的规定"):

@@ -351,3 +351,20 @@ def test_a_short_title_above_its_subclauses_stays_a_heading():
     got = chunks("# Rules\n\nSection 3 Meals\n\n3.1 Lunch is provided.\n\n3.2 Dinner is not.\n")
     assert [c.clause for c in got] == ["3.1", "3.2"]
     assert all(c.path[0] == "Section 3" for c in got)
+
+
+def test_markdown_sections_are_cited_by_their_headings_and_numbered_lists_stay_in_them():
+    text = ("# Expenses Handbook\n\nHow Fernhollow pays back what you spend.\n\n"
+            "## Claiming\n\n- **Receipts.** Keep a receipt for every item of EUR 30 or more.\n\n"
+            "## 3. Travel abroad\n\n3.1 Trips to a country listed in Appendix B need Risk desk approval.\n\n"
+            "## Appendix B — Countries needing approval\n\nThe countries below need approval:\n\n"
+            "1. Narnia\n2. Genovia\n3. Wakanda\n")
+    parts = chunks(text, title="Expenses Handbook")
+    labelled = {c.clause: c.text for c in parts}
+    # an unnumbered heading names its section; the document's own title names no section
+    assert "Keep a receipt" in labelled["Claiming"]
+    assert next(c for c in parts if "pays back" in c.text).clause is None
+    assert "3.1" in labelled
+    # "1. Narnia" is an item of the appendix's list, not a clause of its own
+    assert all(country in labelled["Appendix B"] for country in ("Narnia", "Genovia", "Wakanda"))
+    assert not {"1", "2", "3"} & set(labelled)

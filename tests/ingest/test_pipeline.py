@@ -299,3 +299,17 @@ def test_a_bad_jsonl_meta_value_is_one_line_naming_the_line(tmp_path: Path):
 def _all_edges(store: MemoryStore) -> list:
     """Every edge out of a document or a chunk of the store."""
     return store.edges([d.doc_id for d in store.documents()] + store.all_chunk_ids())
+
+
+def test_handbook_pages_dated_only_by_effective_date_are_versions(tmp_path: Path):
+    # front matter as handbook pages write it: an id, a version, the date it takes effect, no
+    # publication date; the older page still says "status: active"
+    page = ("---\ntitle: Remote Work\npolicy_id: WX-HR-9\nversion: \"{v}\"\neffective_date: {d}\n"
+            "status: active\n---\n\n# Remote Work\n\n## Days at home\n\nStaff may work from home {n} days a week.\n")
+    (tmp_path / "remote-old.md").write_text(page.format(v="1.0", d="2021-05-01", n="two"), encoding="utf-8")
+    (tmp_path / "remote-new.md").write_text(page.format(v="2.0", d="2024-09-01", n="three"), encoding="utf-8")
+    store = MemoryStore()
+    ingest_paths([tmp_path], store)
+    docs = {Path(d.source).stem: d.meta for d in store.documents()}
+    assert {k: m.status for k, m in docs.items()} == {"remote-old": "superseded", "remote-new": "active"}
+    assert docs["remote-new"].doc_number == "WX-HR-9"

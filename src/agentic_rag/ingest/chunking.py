@@ -121,6 +121,7 @@ class _Marker:
     # appendix: the label alone (附件1) while ``label`` is the whole line; items: their heading
     # line; inline articles: "inline" until their sequence is checked
     label_short: str = ""
+    heading: bool = False  # the label opens a Markdown heading line (## 2. Definitions)
 
 
 @dataclass(slots=True)
@@ -166,6 +167,7 @@ def _classify(text: str, pos: int, eol: int, md_ord: list[int]) -> _Marker | Non
         # a Markdown heading that carries a statute label is that label (## 第三章 医疗费用)
         sub = _classify_label(inner, pos, eol, in_heading=True)
         if sub is not None:
+            sub.heading = True
             return sub
         md_ord[0] += 1
         return _Marker(pos, eol, "head", level=len(m.group(1)), label=inner[:120], idpart=f"h{md_ord[0]}")
@@ -400,13 +402,16 @@ def _table_block(text: str, pos: int) -> _Marker | None:
 
 
 def _select_clauses(markers: list[_Marker]) -> list[_Marker]:
-    """Decide which item markers are clauses: only where the document has no articles."""
+    """Decide which item markers are clauses: only where the document has no articles, and
+    ``1.`` lines of a Markdown document only when they are its headings (``## 2. Scope``):
+    under Markdown headings a ``1.`` line is an ordered list, which stays in its section."""
     has_articles = any(m.kind == "clause" and m.level == 1 for m in markers)
     has_items = any(m.kind == "item" for m in markers)
+    markdown = any(m.heading or m.kind == "head" and m.idpart.startswith("h") for m in markers)
     out: list[_Marker] = []
     for m in markers:
         if m.kind == "item" or m.kind == "num_item":
-            if has_articles or (m.kind == "num_item" and has_items):
+            if has_articles or (m.kind == "num_item" and (has_items or markdown and not m.heading)):
                 continue
             m.kind = "clause"
             m.label, m.label_short = m.label.rstrip("、.．"), m.label_short or m.label
@@ -589,8 +594,10 @@ def chunk_document(doc: Document, max_clause_chars: int = 500) -> list[Chunk]:
             label, clause_no = seg.ctx.clauses[-1][1], seg.ctx.clauses[-1][2]
         elif seg.ctx.appendix is not None and seg.kind != "footnote":
             label, clause_no = seg.ctx.appendix[0], seg.ctx.appendix[1] or None
-        else:
-            label = clause_no = None
+        else:  # a section under an unnumbered Markdown heading is cited by its heading
+            label = next((h[1] for h in reversed(seg.ctx.heads)
+                          if h[2].startswith("h") and h[1] != meta.title), None)
+            clause_no = None
         if seg.kind == "footnote":  # a note is cited by its own marker as written: 注, 注1, [2]
             note = _FOOTNOTE.match(text, _trim(text, seg.start, seg.end)[0])
             label = note.group(0).strip().rstrip("：:").strip() if note else label

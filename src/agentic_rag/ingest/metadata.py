@@ -330,7 +330,7 @@ _DECLARED_KEYS: dict[str, str] = {
                      "replaced_by", "successor"), "superseded_by"),
     **dict.fromkeys(("supersedes", "replaces", "obsoletes", "repeals"), "supersedes"),
     **dict.fromkeys(("doc_number", "document_number", "doc_no", "policy_number", "policy_no",
-                     "number", "reference"), "doc_number"),
+                     "policy_id", "document_id", "number", "reference"), "doc_number"),
     **dict.fromkeys(("language", "lang", "locale"), "language"),
 }
 # several keys may name the issuer: the first present in this order wins

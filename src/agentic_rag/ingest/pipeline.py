@@ -443,7 +443,7 @@ def _info(doc: Document, *, written: bool, pending: list | None = None) -> _Info
         supersedes = [(name, found.get(name, "superseded")) for name in meta.supersedes]
     # a title made from the file name is no statement of the document's: it joins no versions
     norm = "" if meta.provenance.get("title") == "file name" else edge_rules.normalize_title(meta.title)
-    return _Info(doc.doc_id, meta.title, norm, meta.publish_date,
+    return _Info(doc.doc_id, meta.title, norm, meta.version_date,
                  meta.doc_number, meta.status, supersedes, list(pending or []), written,
                  meta.extra.get("part"), meta.authority)
 
@@ -717,7 +717,7 @@ class _Finder:
             docs = self.find(**kw)
         except AragError:
             docs = []
-        found = [(d.doc_id, d.meta.title, d.meta.publish_date, d.meta.status, d.meta.extra.get("part"),
+        found = [(d.doc_id, d.meta.title, d.meta.version_date, d.meta.status, d.meta.extra.get("part"),
                   d.meta.authority) for d in docs]
         self.cache[key] = found
         return found

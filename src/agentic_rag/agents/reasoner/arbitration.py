@@ -60,12 +60,8 @@ def authority_level(authority: str | None, title: str = "") -> str:
     return "unknown"
 
 
-def _doc_date(chunk: Chunk) -> dt.date | None:
-    return chunk.publish_date or chunk.effective_date
-
-
 def _age_years(chunk: Chunk, today: dt.date) -> float | None:
-    d = _doc_date(chunk)
+    d = chunk.version_date
     return None if d is None else max(0.0, (today - d).days / 365.25)
 
 
@@ -125,10 +121,10 @@ class Arbiter:
             if rule.matter and not same_matter(matter_terms(rule.matter), matter_terms(matter)):
                 continue
             if not (rule.chunk_id or rule.doc_id or rule.title):
-                dated = [f for f in cands if _doc_date(f.chunk)]
+                dated = [f for f in cands if f.chunk.version_date]
                 if len(dated) >= 2:
                     newer = rule.prefer == "newer"
-                    pick = (max if newer else min)(dated, key=lambda f: _doc_date(f.chunk))
+                    pick = (max if newer else min)(dated, key=lambda f: f.chunk.version_date)
                     return Decision(pick, "override", rule.reason)
                 continue
             hit = [f for f in cands if _override_hits(rule, f.chunk)]
@@ -139,11 +135,11 @@ class Arbiter:
             if len(active) == 1:
                 return Decision(active[0], "superseded")
             cands = active
-        dated = [f for f in cands if _doc_date(f.chunk)]
+        dated = [f for f in cands if f.chunk.version_date]
         if len(dated) == len(cands) and len(cands) >= 2:
-            newest = max(cands, key=lambda f: _doc_date(f.chunk))
+            newest = max(cands, key=lambda f: f.chunk.version_date)
             others = [f for f in cands if f is not newest]
-            if all((_doc_date(newest.chunk) - _doc_date(f.chunk)).days >= 365 for f in others):
+            if all((newest.chunk.version_date - f.chunk.version_date).days >= 365 for f in others):
                 return Decision(newest, "newer")
         ages = [a for a in (_age_years(f.chunk, self.today) for f in cands) if a is not None]
         default_age = max(ages) if ages else 0.0
@@ -161,7 +157,7 @@ class Arbiter:
         decision.candidates = list(group)
         values = [
             ConflictValue(value=f.quantity.raw, chunk_id=f.chunk.chunk_id, title=f.chunk.title,
-                          clause=f.chunk.clause, publish_date=_doc_date(f.chunk))
+                          clause=f.chunk.clause, publish_date=f.chunk.version_date)
             for f in sorted(group, key=lambda f: (f is not decision.winner, f.rank))
         ]
         return Conflict(matter=matter_label(decision.winner) or matter, values=values,
