@@ -23,6 +23,7 @@ _NEW_LINE = re.compile(
     r"\s*(?:#|\||[-*•]\s|[（(][一二三四五六七八九十\d]+[)）]|[一二三四五六七八九十]+、|\d+[.、)）]\s*\S|"
     r"第[一二三四五六七八九十百千零〇\d]+[条章节]|附件|注[:：\d]|(?:Article|Section|Clause)\s)")
 _WRAP_END = "。！？；!?;：:"
+_ITEM_NUMBER = re.compile(r"[ \t]*\d{1,3}")
 
 
 def split_sentences(text: str) -> list[tuple[int, int]]:
@@ -32,7 +33,9 @@ def split_sentences(text: str) -> list[tuple[int, int]]:
     colon) or the next line starts something new (a list item, heading, table row, clause);
     otherwise it is a soft wrap, as PDF text has inside sentences ("……达到37℃以\n上").
     """
-    cuts: list[tuple[int, int]] = [(m.start(), m.end()) for m in _SENT_END.finditer(text)]
+    # the dot of a numbered line's number ("1. Afghanistan") ends no sentence: it marks the item
+    cuts: list[tuple[int, int]] = [(m.start(), m.end()) for m in _SENT_END.finditer(text)
+                                   if not _ITEM_NUMBER.fullmatch(text, text.rfind("\n", 0, m.start()) + 1, m.start())]
     for m in re.finditer(r"\n+", text):
         before = text[:m.start()].rstrip(" \t\u3000")
         line = before[before.rfind("\n") + 1:]
