@@ -141,7 +141,9 @@ _REF = re.compile(
     r"(?P<cue>详见|参见|参照|见|依照|按照|依据|根据|按|适用|执行|违反)?\s*(?:" + _SELF + r")?"
     r"(?:《(?P<title>[^》]{2,80})》)?第(?P<no>[一二三四五六七八九十百零〇\d]+)条(?:之(?P<sub>[一二三四五六七八九十]+))?"
     r"|(?P<encue>see|under|in accordance with|as set out in|pursuant to|refer to)?\s*"
-    r"(?:Section|Article|Clause)\s+(?P<enno>\d+(?:\.\d+)*)", re.I)
+    r"(?:Section|Article|Clause)\s+(?P<enno>\d+(?:\.\d+)*)"
+    r"|(?P<apcue>详见|参见|见|依照|按照|列入|listed in|set out in|see|under|in)?\s*"
+    r"(?:附件|附录|Appendix|Annex|Schedule)\s*(?P<apno>\d+|[一二三四五六七八九十]+|(?-i:[A-Z])\b)", re.I)
 
 
 @dataclass(eq=False)  # compared by identity: one object per candidate sentence
@@ -172,6 +174,8 @@ class _Sentence:
     support: float = 0.0  # its score as evidence that it is about the matter (abstention reads it)
     #: the sentence of another passage that names this one's subject (the hop before it)
     link: _Sentence | None = None
+    #: the introducing line its text is shown after (a list item: "The following are not reimbursable: ")
+    lead: str = ""
 
     @property
     def chunk(self) -> Chunk:
@@ -224,7 +228,7 @@ class Reasoner:
         if overrides is None:
             overrides = load_overrides(self.settings.overrides_file) if self.settings.overrides_file else []
         self.overrides = list(overrides)
-        self._split_cache: dict[tuple[str, str, str, bool], list[tuple[str, str, int, TextCover, str]]] = {}
+        self._split_cache: dict[tuple[str, str, str, bool], list[tuple[str, str, int, TextCover, str, str]]] = {}
         self.arbiter = Arbiter(self.settings.authority_weights, self.overrides, today)
 
     # -- public ----------------------------------------------------------------------------
@@ -569,12 +573,13 @@ class Reasoner:
         key = (chunk.chunk_id, chunk.text, lang, lists)
         parts = self._split_cache.get(key)
         if parts is None:
-            parts = [(x.text, x.quote, x.offset, x.cover, x.extra_text) for x in _sentences_of(chunk, lang, lists)]
+            parts = [(x.text, x.quote, x.offset, x.cover, x.extra_text, x.lead)
+                     for x in _sentences_of(chunk, lang, lists)]
             if len(self._split_cache) >= C.SPLIT_CACHE:
                 self._split_cache.pop(next(iter(self._split_cache)))
             self._split_cache[key] = parts
-        return [_Sentence(ev=None, idx=0, text=t, quote=q, offset=o, cover=c, extra_text=x)  # type: ignore[arg-type]
-                for t, q, o, c, x in parts]
+        return [_Sentence(ev=None, idx=0, text=t, quote=q, offset=o, cover=c, extra_text=x, lead=lead)  # type: ignore[arg-type]
+                for t, q, o, c, x, lead in parts]
 
     def _score(self, s: _Sentence, terms: Sequence[Term], plan: _Plan, wants: Asked,
                focus: frozenset[str] = frozenset(), band: frozenset[int] | None = None) -> float:
@@ -848,9 +853,13 @@ class Reasoner:
 
         sentences: list[AnswerSentence] = []
         pieces: list[str] = []
+        lead = ""
         for s in _dedupe_sentences(chosen):
             n = cite(s.chunk, s.quote, s.offset)
-            text = f"{_trim(s, lang)}[{n}]"
+            shown = _trim(s, lang)
+            # the next item of the same list goes on without its introducing line again
+            shown, lead = (shown[len(s.lead):] if s.lead and s.lead == lead else shown), s.lead
+            text = f"{shown}[{n}]"
             sentences.append(AnswerSentence(text=text, citations=[s.chunk.chunk_id]))
             pieces.append(text)
         status = "answered"
@@ -1410,16 +1419,16 @@ def _sentences_of(chunk: Chunk, lang: str, lists: bool = False) -> list[_Sentenc
             out.append(_Sentence(ev=None, idx=0, text=shown, quote=quote, offset=offset,  # type: ignore[arg-type]
                                  cover=TextCover(extra), extra_text=extra))
         rows_done = True
-    intro = ""
-    intro_at = -1
+    intro = lead = run_in = ""
+    intro_at = run_in_end = -1
+    run_in_item = False
     headed = False  # the intro is a heading, not a line ending in a colon
     items: list[tuple[int, int, str]] = []
 
     def whole_list() -> None:
         if lists and intro and len(items) >= 2:
             sep = "；" if lang == "zh" else "; "
-            shown = intro.rstrip("：: ") + ("：" if lang == "zh" else ": ") + sep.join(
-                strip_label(text[a:b]).rstrip("；;。.") for a, b, _ in items)
+            shown = _after_intro(intro, sep.join(strip_label(text[a:b]).rstrip("；;。.") for a, b, _ in items), lang)
             out.append(_Sentence(ev=None, idx=0, text=shown, quote=text[intro_at:items[-1][1]],  # type: ignore[arg-type]
                                  offset=intro_at, cover=TextCover(shown)))
         items.clear()
@@ -1450,26 +1459,54 @@ def _sentences_of(chunk: Chunk, lang: str, lists: bool = False) -> list[_Sentenc
             continue  # the document's title, number, issuer and date lines state no rule
         if _is_page_chrome(shown):
             continue  # a web page's menus, bylines and footers state nothing
+        line_start = text.rfind("\n", 0, s) + 1
+        if run_in and "\n" in text[run_in_end:s]:
+            run_in = ""
+        if _RUN_IN.fullmatch(shown) and not text[line_start:s].strip() and text[e:e + 1] in ".:" \
+                and text[e + 1:text.find("\n", e) if "\n" in text[e:] else len(text)].strip():
+            # a run-in heading ("- **Flexible working.** You may ask ...", "1. Notice. Tell ..."):
+            # the context of the sentences after it on its line, not a statement
+            run_in, run_in_end, run_in_item = shown, e, bool(LIST_ITEM.match(quote))
+            continue
+        context = run_in + " " if run_in else ""
         if _INTRO.search(text[s:e + 1]):
             # "统筹基金支付比例如下：" says nothing alone; its items carry it as their subject
             whole_list()
             intro, intro_at, headed = shown, s, False
             continue
-        if LIST_ITEM.match(quote) and intro:
+        if run_in and run_in_item:
+            # the body of an item with a run-in heading: said under its list's line, but not
+            # itself an item to list ("Receipts", "Deadline" are what the list names)
+            cover = TextCover(context + ("" if headed or not intro else intro + " ") + shown)
+            lead = ""
+        elif LIST_ITEM.match(quote) and intro:
             # an item says what its introducing line says ("如下：" + "（一）……"); under a
             # heading it stands alone, the heading is its context
-            cover = TextCover(shown if headed else intro + " " + shown)
+            cover = TextCover(context + (shown if headed else intro + " " + shown))
             items.append((s, e, shown))
+            lead = "" if headed else _after_intro(intro, "", lang)
+            # and is shown after it: "parking fines" alone does not say they are not reimbursable
+            shown = lead + shown
         else:
             whole_list()
-            intro = ""
-            cover = TextCover(shown)
+            intro = lead = ""
+            cover = TextCover(context + shown)
         # the quote is the sentence as written, without the clause label the citation names
         cut = label_length(quote) if re.match(r"\s*(?:第|Article|Section|Clause|Art\.|Sec\.|\d+\.\d)", quote) else 0
         out.append(_Sentence(ev=None, idx=0, text=shown, quote=quote[cut:], offset=s + cut,  # type: ignore[arg-type]
-                             cover=cover))
+                             cover=cover, lead=lead))
     whole_list()
     return out
+
+
+#: a run-in heading: a few capitalised words ending the first "sentence" of a line
+_RUN_IN = re.compile(r"[A-Z][A-Za-z'’-]*(?: [A-Za-z'’-]+){0,3}")
+
+
+def _after_intro(intro: str, item: str, lang: str) -> str:
+    """A list item shown after the line that introduces it ("The following are not
+    reimbursable: parking fines")."""
+    return intro.rstrip("：: ") + ("：" if lang == "zh" else ": ") + item
 
 
 _CHROME_WORDS = re.compile(r"登录|注册|首页|分享到|扫一扫|版权所有|免责声明|责任编辑|热点推荐|更多资讯|关注我们|来源：|"
@@ -1541,7 +1578,7 @@ def _dedupe(items: Sequence[str]) -> list[str]:
 def _dedupe_sentences(chosen: Sequence[_Sentence]) -> list[_Sentence]:
     """The chosen sentences without repeats: a sentence said again, or an item of a list the
     answer quotes whole ("……下列材料：身份证明；照片" and "照片")."""
-    keys = [re.sub(r"\W", "", s.text) for s in chosen]
+    keys = [re.sub(r"\W", "", s.text.removeprefix(s.lead)) for s in chosen]
     out: list[_Sentence] = []
     seen: set[str] = set()
     for i, (s, key) in enumerate(zip(chosen, keys)):
@@ -1611,7 +1648,8 @@ def _referenced_tables(sentence: str, chunk: Chunk, evidence: Sequence[Evidence]
             if e.chunk.doc_id == chunk.doc_id and e.chunk.table is not None][:1]
 
 
-_STRONG_CUE = re.compile(r"详见|参见|参照|依照|按照|see|as set out in|in accordance with|refer to", re.I)
+_STRONG_CUE = re.compile(r"详见|参见|参照|依照|按照|列入|see|as set out in|set out in|listed in|in accordance with|refer to",
+                         re.I)
 
 
 def _referenced_chunks(sentence: str, chunk: Chunk, evidence: Sequence[Evidence],
@@ -1628,6 +1666,11 @@ def _referenced_chunks(sentence: str, chunk: Chunk, evidence: Sequence[Evidence]
                 continue
             want = f"{no}-{cn_to_int(m.group('sub'))}" if m.group("sub") else str(no)
             title = m.group("title")
+        elif m.group("apno"):  # "listed in Appendix A", "详见附件1": the appendix of that number
+            if not m.group("apcue") or strong_only and not _STRONG_CUE.fullmatch(m.group("apcue").strip()):
+                continue
+            no = cn_to_int(m.group("apno"))
+            want, title = (str(no) if no is not None else m.group("apno").upper()), None
         else:
             if not m.group("encue") or strong_only and not _STRONG_CUE.fullmatch(m.group("encue").strip()):
                 continue
@@ -1641,7 +1684,10 @@ def _referenced_chunks(sentence: str, chunk: Chunk, evidence: Sequence[Evidence]
                     continue
             elif c.doc_id != chunk.doc_id:
                 continue
+            if m.group("apno") and c.kind != "appendix":
+                continue
             number = (c.clause_no or "").lower()
+            want = want.lower()
             if (number == want or number.startswith(want + ".")) and c not in out:
                 out.append(c)
     return out[:4]

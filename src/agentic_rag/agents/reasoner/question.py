@@ -32,7 +32,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from agentic_rag.text.dates import MONTH
-from agentic_rag.text.quantities import extract_quantities
+from agentic_rag.text.quantities import extract_quantities, rate_periods
 
 __all__ = ["Asked", "AnswerType", "analyze", "split_asks", "carries", "unasked_kind", "is_proper_name", "names_new", "quotes_new_name", "new_quantity_kinds",
            "lists_items",
@@ -105,7 +105,7 @@ _NUMBER = re.compile(
     r"多少|几(?!乎)|多长|多久|多高|多大|多重|多远|百分之几|几成|"
     r"(?:人数|数量|总数|次数|销量|产量|总产量|营收|收入|票房|产值|价格|售价|金额|规模|吞吐量|交付量|净利润|利润|"
     r"增速|增幅|增长率|比例|比率|出生率|[^\s，,]率|震级|点数|总额|份额|排名)\s*(?:是|为)?\s*[？?]?\s*$|"
-    r"增长了?多少|\bhow (?:much|many|long|old|far|big|tall|often|soon)\b|\bup to what\b|"
+    r"增长了?多少|\bhow (?:much|many|long|old|far|big|tall|often|soon|quickly|fast)\b|\bup to what\b|"
     r"\bwhat (?:is|are|was|were) the (?:minimum|maximum)\b|\bwhat (?:percentage|rate|amount|share|"
     r"number|proportion|fraction)\b|\bnumber of\b|\bwhat (?:is|was|were|are) (?:the |its |their )?(?:\S+'s )?"
     r"(?:\w+ )?(?:revenue|sales|population|price|cost|salary|budget|score|amount|height|length|age|"
@@ -157,7 +157,8 @@ def _analyze(text: str) -> Asked:
         kind = "yes_no"
     elif _COMPARISON.search(text):
         kind = "comparison"
-    elif _DATE.search(text) and not re.search(r"多长时间|多久|how long", text, re.I):
+    elif _DATE.search(text) and not re.search(r"多长时间|多久|\bhow (?:long|soon|quickly|fast|often|much|many)\b", text, re.I):
+        # "how quickly must my manager answer when I come back": that "when" opens a clause
         kind = "date"
     elif _NUMBER.search(text):
         kind = "number"
@@ -411,6 +412,9 @@ _ORDINAL = re.compile(r"第\s*[\d零〇一二两三四五六七八九十百千]+
 
 
 #: a question for a share of something (报销比例是多少, 百分之几, "what percentage") ...
+#: a question that asks how often: its answer is a period ("每日", "every week", "monthly")
+_ASKS_FREQUENCY = re.compile(r"\bhow (?:often|frequently)\b|(?:多久|多长时间|隔多长时间)[^，,。？?]{0,12}一次|隔多久",
+                             re.I)
 _ASKS_SHARE = re.compile(r"比例|百分之几|百分比|几成|占比|\bpercentage\b|\bwhat percent\b|\bhow many percent\b", re.I)
 #: ... unless it asks for other amounts too ("起付标准、支付比例和最高支付限额分别是多少")
 _ASKS_OTHER_AMOUNT = re.compile(r"标准|限额|额度|金额|多少钱|多少元|天数|几天|多少天|期限|时限|多久|多长|人数|次数|"
@@ -435,6 +439,8 @@ def _states_amount(sentence: str, question: str) -> bool:
     for a share (报销比例), a share: "九十日内提出" states no 报销比例."""
     if _ASKS_SHARE.search(question) and not _ASKS_OTHER_AMOUNT.search(question):
         return bool(_SHARE_VALUE.search(_without(sentence, question)))
+    if _ASKS_FREQUENCY.search(question) and rate_periods(_without(sentence, question)) - rate_periods(question):
+        return True  # "多久至少收运一次" is answered by "每日至少收运一次", "how often" by "monthly"
     rest = _ORDINAL.sub(" ", _DATE_EXPR.sub(" ", sentence))
     stated = extract_quantities(rest)
     found = [q for q in stated if q.kind != "date" and q.raw and q.raw not in question]

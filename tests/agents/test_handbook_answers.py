@@ -1,0 +1,104 @@
+"""Answers from a handbook page as handbooks are written (Markdown headings, bullet lists with
+bold run-in headings, "The following ...:" lists, an appendix the text points to), parsed by the
+real ingest. The page and the questions are written for these tests."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from agentic_rag.agents.reasoner import Reasoner
+from agentic_rag.agents.reasoner.question import analyze
+from agentic_rag.ingest import parse_document
+from agentic_rag.types import Evidence, RouteDecision
+
+PAGE = """---
+title: Expenses Handbook
+policy_id: FH-EXP-3
+version: "2.0"
+effective_date: 2025-02-01
+---
+
+# Expenses Handbook
+
+How Fernhollow pays back what you spend on its behalf.
+
+## Claiming
+
+- **Receipts.** Keep a receipt for every item of EUR 30 or more.
+- **Deadline.** Send each claim to Finance within 60 days of the spend.
+
+## Not covered
+
+The following are not refunded:
+
+- speeding tickets and parking penalties;
+- airport lounge passes;
+- minibar drinks.
+
+## 3. Travel abroad
+
+3.1 Trips to a country listed in Appendix B need approval from the Risk desk.
+
+## Appendix B — Countries needing Risk desk approval
+
+The countries below need approval under 3.1:
+
+1. Narnia
+2. Genovia
+3. Wakanda
+"""
+
+
+@pytest.fixture(scope="module")
+def page_chunks(tmp_path_factory):
+    path = Path(tmp_path_factory.mktemp("handbook")) / "expenses.md"
+    path.write_text(PAGE, encoding="utf-8")
+    [(_, chunks, _)] = parse_document(path)
+    return chunks
+
+
+def ask(question: str, chunks, first: str | None = None):
+    """The Reasoner's answer with every chunk as evidence, the one naming ``first`` ranked first."""
+    ranked = sorted(chunks, key=lambda c: first is None or first not in c.text)
+    evidence = [Evidence(chunk=c, score=1.0 - i * 0.05, rank=i + 1, legs=["bm25"]) for i, c in enumerate(ranked)]
+    return Reasoner().reason(question, RouteDecision(question=question, query=question, language="en"), evidence)
+
+
+def test_a_list_item_is_quoted_after_the_line_that_says_what_the_list_is(page_chunks):
+    answer = ask("Will Fernhollow refund a speeding ticket I got on a trip?", page_chunks, "speeding")
+    assert answer.status == "answered"
+    assert "The following are not refunded: speeding tickets and parking penalties" in answer.text
+    # two items of the same list: the second goes on without the introducing line again
+    assert answer.text.count("The following are not refunded") == 1
+
+
+def test_a_list_question_gets_the_appendix_the_rule_points_to(page_chunks):
+    answer = ask("Which countries need approval from the Risk desk before a trip?", page_chunks, "Risk desk")
+    assert answer.status == "answered"
+    assert all(country in answer.text for country in ("Narnia", "Genovia", "Wakanda")), answer.text
+    assert any(c.clause == "Appendix B" for c in answer.citations)
+
+
+def test_a_run_in_heading_is_the_context_of_its_item_not_a_sentence(page_chunks):
+    answer = ask("What are the rules on receipts?", page_chunks)
+    assert answer.text.startswith("Keep a receipt for every item of EUR 30 or more"), answer.text
+    assert "Receipts[" not in answer.text
+
+
+def test_how_quickly_with_a_when_clause_asks_for_a_duration():
+    asked = analyze("How quickly must HR answer a request when I return from leave?")
+    assert asked.answer_type == "number" and "duration" in asked.kinds
+
+
+def test_how_often_is_answered_by_the_period_the_rule_states():
+    from agentic_rag.types import Chunk
+
+    text = "各小区每个投放点应当至少设置两个收集容器。餐厨垃圾应当每日至少清运一次。"
+    chunk = Chunk(chunk_id="g:1", doc_id="g", ord=0, text=text, title="青岚市垃圾清运办法", clause="第九条",
+                  span=(0, len(text)), kind="body", language="zh")
+    question = "餐厨垃圾多久至少清运一次？"
+    answer = Reasoner().reason(question, RouteDecision(question=question, query=question, language="zh"),
+                               [Evidence(chunk=chunk, score=1.0, rank=1, legs=["bm25"])])
+    assert answer.text.startswith("餐厨垃圾应当每日至少清运一次"), answer.text
