@@ -141,6 +141,8 @@ def test_pipeline_never_runs_the_same_query_twice(make_runtime, script):
     assert retriever.queries[0] == "住院报销比例是多少"
     assert sorted(retriever.queries[1:]) == sorted(["住院报销比例是多少 2025年版本", "住院 报销比例"])
     assert events(answer, "final")[0].args["cap"] == "no new query left to run"
+    # what the reader sees says why the search ended, in a sentence that reads
+    assert "（检索已停止：没有新的查询可执行；仍缺少：2025年版本。）" in answer.text, answer.text
 
 
 # ---------------------------------------------------------------- tool timeout

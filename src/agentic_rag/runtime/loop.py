@@ -874,8 +874,8 @@ class AgentRuntime:
         text = answer.text
         # an abstention already says what is missing in the Reasoner's words; gaps stay listed
         if answer.status in ("answered", "needs_review") and run.cap and gaps:
-            note = (f"（已达上限：{_cap_zh(run.cap)}；仍缺少：{'、'.join(gaps)}。）" if run.zh else
-                    f" (Stopped at the {run.cap}; still missing: {', '.join(gaps)}.)")
+            note = (f"（检索已停止：{_cap_zh(run.cap)}；仍缺少：{'、'.join(gaps)}。）" if run.zh else
+                    f" (Search stopped: {run.cap}; still missing: {', '.join(gaps)}.)")
             text = f"{text}{note}"
         elif answer.status in ("answered", "needs_review") and gaps:
             # an answer that covers only part of the question says which part it could not find
