@@ -102,3 +102,38 @@ def test_how_often_is_answered_by_the_period_the_rule_states():
     answer = Reasoner().reason(question, RouteDecision(question=question, query=question, language="zh"),
                                [Evidence(chunk=chunk, score=1.0, rank=1, legs=["bm25"])])
     assert answer.text.startswith("餐厨垃圾应当每日至少清运一次"), answer.text
+
+
+def test_another_companys_policy_does_not_answer_for_the_company_asked_about():
+    from agentic_rag.types import Chunk
+
+    import datetime as dt
+
+    def clause(doc: str, label: str, text: str, title: str, year: int = 2024) -> Chunk:
+        return Chunk(chunk_id=f"{doc}:{label}", doc_id=doc, ord=0, text=text, title=title, clause=label,
+                     clause_no=label, span=(0, len(text)), kind="body", language="en",
+                     publish_date=dt.date(year, 3, 1))
+
+    # the older version's clause does not repeat the company's name: it is about it all the same
+    tidewater = [clause("tw", "2.1", "Tidewater Mills staff receive 12 days of paid sick leave per year.",
+                        "Leave Policy"),
+                 clause("tw-old", "2.1", "Staff receive 10 days of paid sick leave per year.", "Leave Policy", 2021)]
+    harrow = [clause("hp", "1.1", "Harrow Pines repays course fees up to GBP 500 a year.", "Training Budget"),
+              clause("hp", "1.2", "Courses must be approved by your manager first.", "Training Budget")]
+    evidence = [Evidence(chunk=c, score=1.0 - i * 0.05, rank=i + 1, legs=["bm25"])
+                for i, c in enumerate(tidewater + harrow)]
+
+    def reason(question: str):
+        return Reasoner().reason(question, RouteDecision(question=question, query=question, language="en"), evidence)
+
+    assert reason("How many days of paid sick leave does Harrow Pines give?").status == "abstained"
+    answer = reason("How many days of paid sick leave does Tidewater Mills give?")
+    assert answer.status == "answered" and "12 days" in answer.text
+    assert "10 days" in answer.text  # the older version's value, named as superseded
+
+
+def test_a_fee_asked_for_is_a_word_the_documents_must_state():
+    from agentic_rag.text.terms import content_terms
+
+    assert "污水处理费" in [t.text for t in content_terms("每户每月要交多少污水处理费？")]
+    assert "什么税" not in [t.text for t in content_terms("出租房屋要交什么税？")]

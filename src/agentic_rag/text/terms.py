@@ -261,6 +261,23 @@ def _with_separable(tokens: list[str]) -> list[str]:
 _ASPECT = frozenset("了过")
 
 
+def _with_suffixes(tokens: list[str]) -> list[str]:
+    """A word and the money suffix the segmenter left alone after it as one word (垃圾处理 + 费
+    -> 垃圾处理费, 房产 + 税 -> 房产税): the fee is what is asked, not the service it pays for."""
+    out: list[str] = []
+    for tok in tokens:
+        if tok in _MONEY_SUFFIX and out and len(out[-1]) >= 2 and _CJK_RUN.fullmatch(out[-1]) \
+                and out[-1] not in QUESTION_ZH and out[-1] not in SOFT_ZH:
+            out[-1] += tok
+        else:
+            out.append(tok)
+    return out
+
+
+#: one-character suffixes that make a word the money paid for it
+_MONEY_SUFFIX = frozenset("费税")
+
+
 def _with_ordinals(tokens: list[str]) -> list[str]:
     """An ordinal and the measure word after it as one word (第一 + 棒 -> 第一棒, "the first
     torchbearer"): which one is asked for is part of what the question is about."""
@@ -287,7 +304,7 @@ def content_terms(text: str) -> list[Term]:
     characters and duplicates."""
     seen: set[str] = set()
     terms: list[Term] = []
-    for tok in _with_ordinals(_with_separable(segment(text))):
+    for tok in _with_suffixes(_with_ordinals(_with_separable(segment(text)))):
         low = tok.lower()
         if re.fullmatch(r"[\d.,]+", low):
             continue

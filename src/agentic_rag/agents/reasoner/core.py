@@ -95,6 +95,7 @@ from agentic_rag.config import ReasonerSettings
 from agentic_rag.ingest.edges import amended_clauses, amended_title
 from agentic_rag.text.clauses import clause_matches, clause_number
 from agentic_rag.text.language import is_cjk
+from agentic_rag.text.names import extract_names
 from agentic_rag.text.numerals import cn_to_int
 from agentic_rag.text.quantities import extract_quantities, rate_periods, same_value, within
 from agentic_rag.text.sentences import (
@@ -236,7 +237,8 @@ class Reasoner:
         """Answer ``question`` from ``evidence`` only; every sentence cites its chunks."""
         t0 = time.perf_counter()
         lang = _language(question, route)
-        usable = [e for e in evidence if e.score >= self.settings.min_evidence_score][:C.MAX_EVIDENCE]
+        usable = _about_named([e for e in evidence if e.score >= self.settings.min_evidence_score][:C.MAX_EVIDENCE],
+                              question)
         plan = self._plan(question, route, usable)
         trace: list[TraceEvent] = []
         chunks = [e.chunk for e in usable]
@@ -1391,6 +1393,29 @@ def _version_factor(chunk: Chunk, route: RouteDecision) -> float:
     return 1.0 if chunk.status == "active" else C.NOT_IN_FORCE
 
 
+def _about_named(evidence: list[Evidence], question: str) -> list[Evidence]:
+    """The evidence from rule documents about whom the question names: when it names a company
+    or a place ("does Brambleworth give sick leave") and some document mentions it, a policy of
+    another company that never does is about someone else, and cannot answer. Only for rule
+    text (a policy binds its issuer's people); news and encyclopedia passages, and questions
+    that reach one thing through another, keep all their evidence."""
+    names = [n.lower() for n in extract_names(question)]
+    if not names or needs_hop(question) or not is_rule_text([e.chunk.title for e in evidence],
+                                                            [e.chunk.clause for e in evidence]):
+        return evidence
+    said: dict[str, str] = {}
+    for e in evidence:
+        c = e.chunk
+        said[c.doc_id] = f"{said.get(c.doc_id, '')} {c.title} {c.authority or ''} {c.text}".lower()
+    about = {doc for doc, text in said.items() if any(n in text for n in names)}
+    if not about:
+        return evidence
+    # another version of a document about it is about it too, whether or not its retrieved
+    # clauses repeat the name
+    titles = {e.chunk.title for e in evidence if e.chunk.doc_id in about}
+    return [e for e in evidence if e.chunk.doc_id in about or e.chunk.title in titles]
+
+
 def _table_text(chunk: Chunk) -> str:
     if chunk.table is None:
         return ""
@@ -1452,7 +1477,8 @@ def _sentences_of(chunk: Chunk, lang: str, lists: bool = False) -> list[_Sentenc
             whole_list()
             intro, intro_at, headed = strip_label(quote.lstrip("# ")).strip(), s, True
             continue
-        shown = strip_label(quote).strip(" |")
+        # a footnote mark ("[^1]") is no part of what the sentence says, and reads as a citation
+        shown = _NOTE_MARK.sub("", strip_label(quote)).strip(" |")
         if len(re.sub(r"\W", "", shown)) < 2 or text[e:e + 1] in ("？", "?"):
             continue  # a question (a FAQ's or a headline's) states nothing
         if _METADATA.match(shown) or shown.strip() == chunk.title.strip():
@@ -1501,6 +1527,9 @@ def _sentences_of(chunk: Chunk, lang: str, lists: bool = False) -> list[_Sentenc
 
 #: a run-in heading: a few capitalised words ending the first "sentence" of a line
 _RUN_IN = re.compile(r"[A-Z][A-Za-z'’-]*(?: [A-Za-z'’-]+){0,3}")
+
+
+_NOTE_MARK = re.compile(r"\[\^[^\]\s]{1,10}\]")
 
 
 def _after_intro(intro: str, item: str, lang: str) -> str:
