@@ -137,3 +137,39 @@ def test_a_fee_asked_for_is_a_word_the_documents_must_state():
 
     assert "污水处理费" in [t.text for t in content_terms("每户每月要交多少污水处理费？")]
     assert "什么税" not in [t.text for t in content_terms("出租房屋要交什么税？")]
+
+
+def test_no_sentence_is_added_only_to_repeat_the_company_name(page_chunks):
+    answer = ask("How long does a Fernhollow employee have to send a claim to Finance?", page_chunks)
+    assert answer.text.startswith("Send each claim to Finance within 60 days"), answer.text
+    assert "Fernhollow" not in answer.text and len(answer.sentences) == 1
+
+
+def test_the_old_version_of_a_section_does_not_answer_when_the_current_one_is_there():
+    import datetime as dt
+
+    from agentic_rag.types import Chunk
+
+    def section(doc: str, text: str, status: str, year: int) -> Chunk:
+        return Chunk(chunk_id=f"{doc}:h2:0", doc_id=doc, ord=0, text=text, title="Sabbatical Leave",
+                     clause="Eligibility", span=(0, len(text)), kind="body", language="en", status=status,
+                     effective_date=dt.date(year, 1, 1))
+
+    new = section("v2", "Contractors and interns on short placements are not covered. Sabbatical leave is open "
+                        "to staff from their first day. There is no minimum length of service.", "active", 2025)
+    old = section("v1", "Sabbatical leave is open to staff once they have completed two years of service.",
+                  "superseded", 2021)
+    question = "How long must I have worked here before I can take sabbatical leave?"
+    evidence = [Evidence(chunk=c, score=1.0 - i * 0.05, rank=i + 1, legs=["bm25"]) for i, c in enumerate([old, new])]
+    answer = Reasoner().reason(question, RouteDecision(question=question, query=question, language="en"), evidence)
+    lead = answer.sentences[0].text
+    assert "no minimum length of service" in lead or "first day" in lead, answer.text
+    assert "two years" not in lead and "Contractors" not in lead
+
+
+def test_no_minimum_length_of_service_answers_how_long_not_how_much():
+    from agentic_rag.agents.reasoner.question import carries
+
+    none = "There is no minimum length of service."
+    assert carries("number", none, "How long must I have worked here before I can take sabbatical leave?")
+    assert not carries("number", none, "How much is the monthly childcare subsidy?")

@@ -86,6 +86,7 @@ from agentic_rag.agents.reasoner.question import (
     quotes_new_name,
     reads_as_procedure,
     split_asks,
+    states_none,
     unasked_kind,
 )
 from agentic_rag.agents.reasoner.scoring import Signals, dense_signal, evidence_score, evidence_scores
@@ -274,7 +275,7 @@ class Reasoner:
 
         if plan.asks_conflict:
             candidates = self._prefer_disputed(candidates)
-        chosen, extra = self._select(candidates, plan)
+        chosen, extra = self._select(_current(candidates, route), plan)
         conflicts, decisions, chosen = self._conflicts(candidates, chosen, plan, route)
         chosen = self._with_references(chosen, candidates, usable, plan, route, lang)
         # the direct answer first; sentences that only add words or siblings while it stays short
@@ -609,6 +610,8 @@ class Reasoner:
         kinds = new_quantity_kinds(s.quote, plan.question) if wants.quantity else frozenset()
         if kinds:
             fit = C.NEW_VALUE + (C.KIND_MATCH if wants.kinds & kinds else 0.0)
+        elif wants.quantity and states_none(s.text, wants.kinds):
+            fit = C.NEW_VALUE + C.KIND_MATCH  # "there is no minimum length of service" answers "how long"
         elif wants.answer_type in _NAME_TYPES and carries(wants.answer_type, s.text, plan.question):
             # a proper name the question does not give (南宁, "Nick Hexum") beats a role word
             fit = C.SHAPE_MATCH + (C.NEW_NAME if names_new(s.text, plan.question, wants.answer_type) else 0.0)
@@ -661,6 +664,11 @@ class Reasoner:
         # what the answer says so far: its sentences and their headings (not the rest of a clause,
         # which is exactly what a sibling sentence would add)
         covered = set().union(*(s.hits | s.head_hits for s in chosen))
+        # a name the question gives ("a Brambleworth employee") is said by the answer's documents
+        # when any of their sentences says it: no sentence is added only to repeat it
+        docs = {s.chunk.doc_id for s in chosen}
+        named = {t.key for t in plan.terms if not t.cjk and any(t.text in n for n in extract_names(plan.question))}
+        covered |= {k for s in candidates if s.chunk.doc_id in docs for k in s.hits & named}
         extra: set[int] = set()
         # how relevant a sentence must be to join is read from the score without the frame cue
         # (scoring.py): filling the question's frame says which sentence answers, not which one
@@ -1303,10 +1311,14 @@ def _thing_word(t: Term) -> bool:
 
 
 #: an English rule's subject when it is a group of people: "Interns may …", "Agency workers are …"
+_GROUP = (r"(?:[A-Za-z-]+\s+){0,2}(?:interns|trainees|apprentices|contractors|consultants|freelancers|temps|"
+          r"volunteers|students|visitors|managers|directors|executives|employees|staff|workers|starters|joiners|"
+          r"leavers|parents|drivers|operatives|members)")
+#: the groups a rule is written for, listed ("Contractors, agency workers and interns"), with
+#: what narrows them ("on placements shorter than six months") before the verb
 _GROUP_SUBJECT = re.compile(
-    r"^(?:All\s+)?(?P<group>(?:[A-Za-z-]+\s+){0,2}(?:interns|trainees|apprentices|contractors|consultants|"
-    r"freelancers|temps|volunteers|students|visitors|managers|directors|executives|employees|staff|workers|"
-    r"starters|joiners|leavers|parents|drivers|operatives|members))\s+"
+    rf"^(?:All\s+)?(?P<group>{_GROUP}(?:\s*,\s*{_GROUP})*(?:,?\s+(?:and|or)\s+{_GROUP})?)"
+    r"(?:\s+(?:on|in|with|who|whose|under|during|from)\b[^,;.]{0,60}?)?\s+"
     r"(?:may|must|can(?:not)?|shall|should|will|are|need|have to)\b", re.I)
 #: the subject words of a rule for everyone it covers
 _EVERYONE = frozenset({"employees", "employee", "staff", "eligible", "everyone", "people", "persons",
@@ -1391,6 +1403,17 @@ def _version_factor(chunk: Chunk, route: RouteDecision) -> float:
     if pinned != "latest":
         return C.PINNED_MATCH if chunk.is_version(pinned) else C.PINNED_MISMATCH
     return 1.0 if chunk.status == "active" else C.NOT_IN_FORCE
+
+
+def _current(candidates: list[_Sentence], route: RouteDecision) -> list[_Sentence]:
+    """The candidates that may answer: a superseded version's sentence does not when the
+    version in force has the same clause in the evidence (unless the question pins a version).
+    It still counts for conflicts: its value is named as the superseded one."""
+    if (route.version or "latest") != "latest":
+        return candidates
+    live = {(s.chunk.title, s.chunk.clause) for s in candidates if s.chunk.status == "active" and s.chunk.clause}
+    kept = [s for s in candidates if s.chunk.status == "active" or (s.chunk.title, s.chunk.clause) not in live]
+    return kept or candidates
 
 
 def _about_named(evidence: list[Evidence], question: str) -> list[Evidence]:

@@ -34,7 +34,7 @@ from functools import lru_cache
 from agentic_rag.text.dates import MONTH
 from agentic_rag.text.quantities import extract_quantities, rate_periods
 
-__all__ = ["Asked", "AnswerType", "analyze", "split_asks", "carries", "unasked_kind", "is_proper_name", "names_new", "quotes_new_name", "new_quantity_kinds",
+__all__ = ["states_none", "Asked", "AnswerType", "analyze", "split_asks", "carries", "unasked_kind", "is_proper_name", "names_new", "quotes_new_name", "new_quantity_kinds",
            "lists_items",
            "reads_as_procedure", "fills_slot", "CONSTRAINING"]
 
@@ -412,6 +412,25 @@ _ORDINAL = re.compile(r"第\s*[\d零〇一二两三四五六七八九十百千]+
 
 
 #: a question for a share of something (报销比例是多少, 百分之几, "what percentage") ...
+#: a sentence saying there is no such amount: the answer to "how long / how much" is "none"
+NO_AMOUNT = re.compile(r"\bno (?:minimum|maximum|upper|lower|qualifying|waiting)\b(?P<what>(?: [a-z]+){0,3})|"
+                       r"\bno (?:limit|cap)\b|\bnot (?:limited|capped)\b|不设(?:上限|下限|限制|门槛)|"
+                       r"不受[^，。；]{0,8}限制|无(?:上限|下限|门槛)", re.I)
+_NONE_OF_KIND = (("duration", re.compile(r"\b(?:length|period|service|time|notice|wait|days?|weeks?|months?|years?)\b")),
+                 ("money", re.compile(r"\b(?:amount|fee|charge|cost|spend|payment|price|salary|pay)\b")))
+
+
+def states_none(sentence: str, kinds: frozenset[str]) -> bool:
+    """Whether ``sentence`` says there is no amount of the kind asked ("there is no minimum
+    length of service" answers how long one must have worked, not how much a subsidy is)."""
+    m = NO_AMOUNT.search(sentence)
+    if not m:
+        return False
+    what = (m.group("what") or "").lower()
+    said = {kind for kind, pattern in _NONE_OF_KIND if pattern.search(what)}
+    return not said or not kinds or bool(said & kinds)
+
+
 #: a question that asks how often: its answer is a period ("每日", "every week", "monthly")
 _ASKS_FREQUENCY = re.compile(r"\bhow (?:often|frequently)\b|(?:多久|多长时间|隔多长时间)[^，,。？?]{0,12}一次|隔多久",
                              re.I)
@@ -439,6 +458,8 @@ def _states_amount(sentence: str, question: str) -> bool:
     for a share (报销比例), a share: "九十日内提出" states no 报销比例."""
     if _ASKS_SHARE.search(question) and not _ASKS_OTHER_AMOUNT.search(question):
         return bool(_SHARE_VALUE.search(_without(sentence, question)))
+    if states_none(_without(sentence, question), analyze(question).kinds):
+        return True  # "there is no minimum length of service": none is the amount
     if _ASKS_FREQUENCY.search(question) and rate_periods(_without(sentence, question)) - rate_periods(question):
         return True  # "多久至少收运一次" is answered by "每日至少收运一次", "how often" by "monthly"
     rest = _ORDINAL.sub(" ", _DATE_EXPR.sub(" ", sentence))
