@@ -272,6 +272,61 @@ def test_the_vector_leg_runs_in_a_kept_worker_thread(policy: Any) -> None:
     assert threads[0] is not threading.current_thread()
 
 
+class RecordingEmbedder(FakeEmbedder):
+    def __init__(self) -> None:
+        self.embedded: list[str] = []
+
+    def embed_query(self, text: str) -> np.ndarray:
+        self.embedded.append(text)
+        return super().embed_query(text)
+
+
+@pytest.mark.parametrize(("asked", "query", "embedded"), [
+    # the Router only took out the question's filler words: the model reads the question too
+    ("退休人员住院的报销比例是多少？", "退休人员住院的报销比例", ["退休人员住院的报销比例", "退休人员住院的报销比例是多少？"]),
+    # a query that names other things (a narrower search, a rewrite) is embedded alone
+    ("退休人员住院的报销比例是多少？", "医疗费用 第七条", ["医疗费用 第七条"]),
+    # the question itself is embedded once
+    ("退休人员 住院 报销比例", "退休人员 住院 报销比例", ["退休人员 住院 报销比例"]),
+    # a pinned year stays metadata for the dense leg too
+    ("2023年退休人员住院报销比例是多少", "2023年退休人员住院报销比例", ["退休人员住院报销比例", "退休人员住院报销比例是多少"]),
+])
+def test_the_dense_leg_reads_the_question_as_asked(policy: Any, asked: str, query: str,
+                                                   embedded: list[str]) -> None:
+    embedder = RecordingEmbedder()
+    r = Retriever(policy, embedder=embedder, vectors=FakeVectors([("new:a7:0", 0.9)]), synonyms=[])
+    version = "2023" if "2023" in asked else "latest"
+    assert r.retrieve(route(query, question=asked, version=version), k=3)
+    assert embedder.embedded == embedded
+
+
+def test_the_dense_leg_searches_with_the_mean_of_the_wordings() -> None:
+    from agentic_rag.agents.retriever import LegQuery, VectorLeg
+
+    class TwoWords:
+        def embed_query(self, text: str) -> np.ndarray:
+            return np.array([1.0, 0.0] if "?" in text else [0.0, 1.0], dtype=np.float32)
+
+    seen = []
+
+    class Vectors:
+        def search(self, vector, k):
+            seen.append(vector)
+            return [(1, 0.5)]
+
+    leg = VectorLeg(TwoWords(), Vectors())
+    assert leg.search(LegQuery("annual leave days", 5, also=("how many days of annual leave?",))) == [("1", 0.5)]
+    assert np.allclose(seen[0], [2 ** -0.5, 2 ** -0.5])  # halfway between, unit length
+
+
+def test_the_synonyms_reach_the_dense_leg_beside_the_question(policy: Any) -> None:
+    embedder = RecordingEmbedder()
+    r = Retriever(policy, embedder=embedder, vectors=FakeVectors([("new:a7:0", 0.9)]),
+                  synonyms=[["医保", "医疗保险"]])
+    r.retrieve(route("医保住院报销", question="医保住院怎么报销？"), k=3)
+    assert embedder.embedded == ["医保住院报销 医疗保险", "医保住院怎么报销？"]
+
+
 def test_empty_query_returns_nothing_and_says_so(policy: Any) -> None:
     r = Retriever(policy)
     assert r.retrieve(route("")) == []

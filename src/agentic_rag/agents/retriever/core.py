@@ -211,13 +211,16 @@ class Retriever:
         n = self.settings.candidates
         futures: list[tuple[_Query, Leg, Future]] = []
         for q in todo:
-            text, added = expand_query(_without_pinned_year(q.text, route), self.synonyms)
+            plain = _without_pinned_year(q.text, route)
+            text, added = expand_query(plain, self.synonyms)
             if added:
                 trace.append(TraceEvent(kind="expand", args={"query": q.text, "added": added}))
             # the other legs (dense) search with the question itself; entity and bridge
             # names are found by their words and titles, and embedding each costs a model call
-            for leg in (self.legs[1:] if q.role == "main" else []):
-                futures.append((q, leg, self._legs_pool.submit(leg.search, LegQuery(text, n))))
+            if q.role == "main" and self.legs[1:]:
+                dense = LegQuery(text, n, also=_asked_wording(route, plain, text))
+                for leg in self.legs[1:]:
+                    futures.append((q, leg, self._legs_pool.submit(leg.search, dense)))
             for leg in self.legs[:1]:
                 q.legs[leg.name] = self._leg_with_slots(leg, text, route, q, trace)
         for q, leg, fut in futures:
@@ -874,6 +877,20 @@ def _rewritten(route: RouteDecision) -> bool:
         return False
     asked, searched = set(key_terms(route.question)), set(key_terms(route.query))
     return bool(asked - searched) and 2 * len(asked & searched) >= len(asked)
+
+
+def _asked_wording(route: RouteDecision, query: str, searched: str) -> tuple[str, ...]:
+    """The question as the user asked it, for the dense legs to embed beside ``searched`` (the
+    main ``query``, already without a pinned year, with its synonyms appended), when the query is
+    only that question with its filler words and punctuation taken out (the Router's
+    normalization: the same key terms). An embedding model was trained on questions as people
+    ask them, and "怎么", "是否" or "？" are part of how it reads one; the searched text keeps
+    what the synonyms add. A query that says something else (a planner's narrower query, a
+    colloquial rewrite) is searched as it is."""
+    question = _without_pinned_year(route.question, route) if route.question else ""
+    if not question or question in (query, searched):
+        return ()
+    return (question,) if set(key_terms(question)) == set(key_terms(query)) else ()
 
 
 def _norm_query(text: str) -> str:

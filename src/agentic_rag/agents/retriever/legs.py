@@ -6,6 +6,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+import numpy as np
+
 from agentic_rag.types import Filter
 
 __all__ = ["BM25Leg", "Leg", "LegQuery", "VectorLeg"]
@@ -13,11 +15,14 @@ __all__ = ["BM25Leg", "Leg", "LegQuery", "VectorLeg"]
 
 @dataclass(frozen=True)
 class LegQuery:
-    """What a leg searches for: the query text, its filters, and how many candidates."""
+    """What a leg searches for: the query text, its filters, and how many candidates. ``also``
+    holds other wordings of the same query (the question as the user asked it); a dense leg
+    searches with the mean of all their embeddings, a keyword leg with ``text`` alone."""
 
     text: str
     k: int
     where: tuple[Filter, ...] = ()
+    also: tuple[str, ...] = ()
 
 
 class Leg(Protocol):
@@ -50,4 +55,8 @@ class VectorLeg:
 
     def search(self, query: LegQuery) -> list[tuple[str, float]]:
         vec = self.embedder.embed_query(query.text)
+        if query.also:
+            # the centroid of unit vectors, back to unit length: each wording counts alike
+            vec = np.mean([vec, *(self.embedder.embed_query(t) for t in query.also)], axis=0)
+            vec = (vec / max(float(np.linalg.norm(vec)), 1e-12)).astype(np.float32)
         return [(str(i), float(s)) for i, s in self.vectors.search(vec, query.k)]
