@@ -169,6 +169,12 @@ def test_out_of_scope_question_is_abstained_with_the_gap_named():
     assert "未找到" in answer.text and "公积金" in answer.text
 
 
+def test_a_word_the_question_says_twice_is_named_once_in_the_gap():
+    answer = ask("坐游船，游船上能吸烟吗？", ev(FILING, REFERRER, RATES))
+    assert answer.status == "abstained"
+    assert answer.text.count("游船") == 1, answer.text
+
+
 def test_english_out_of_scope_question_is_abstained():
     answer = ask("What is the company's parking policy for employees?", ev(REMOTE, CLAIMS_NEW))
     assert answer.status == "abstained"

@@ -80,6 +80,7 @@ def gap_phrase(question: str, terms: Sequence[Term], lang: str, topic: str) -> s
     if not picked:
         picked = runs[:1]
     sep = "" if lang == "zh" else " "
-    phrase = ("、" if lang == "zh" else ", ").join(sep.join(r) for r in picked) or question.strip() \
+    # a word the question says twice ("住酒店，酒店还能……") is named once
+    phrase = ("、" if lang == "zh" else ", ").join(dict.fromkeys(sep.join(r) for r in picked)) or question.strip() \
         or ("该问题" if lang == "zh" else "this question")
     return render(lang, "gap", missing=phrase, topic=topic)
