@@ -151,6 +151,10 @@ _SPACES = re.compile(r"\s+")
 _WORDS = re.compile(r"[a-z]+(?:'[a-z]+)?")
 
 
+#: answers a :class:`TextCover` keeps (past it they are forgotten and asked again)
+_COVERED_TERMS = 512
+
+
 class TextCover:
     """Answers "does this text mention that term?" for one piece of evidence."""
 
@@ -160,6 +164,7 @@ class TextCover:
         self.spaced = " " + _SPACES.sub(" ", normed) + " "
         self.stems = set(stems(_WORDS.findall(normed)))
         self._related: dict[str, bool] = {}
+        self._covered: dict[tuple[str, str, bool, tuple[str, ...]] | str, bool] = {}
 
     def _text_for(self, word: str) -> str:
         """The text to look ``word`` up in: units that merely begin with it are masked, since
@@ -201,6 +206,19 @@ class TextCover:
         return hit
 
     def covers(self, term: Term | str) -> bool:
+        """Whether the text mentions ``term`` (its words, synonyms, atoms or abbreviation).
+        Kept per term: a sentence's cover lives as long as its chunk's split is cached, and the
+        same question words are asked of it by each step and by question after question."""
+        # keyed by what decides the answer, as a tuple: hashing the dataclass costs more
+        key = (term.text, term.key, term.cjk, term.alts) if isinstance(term, Term) else term
+        hit = self._covered.get(key)
+        if hit is None:
+            if len(self._covered) >= _COVERED_TERMS:
+                self._covered.clear()
+            hit = self._covered[key] = self._covers(term)
+        return hit
+
+    def _covers(self, term: Term | str) -> bool:
         word = term.text if isinstance(term, Term) else term
         alts = term.alts if isinstance(term, Term) and term.alts else ()
         if isinstance(term, Term) and not term.cjk:
@@ -224,6 +242,6 @@ _SHARED_COVERS = 2048
 def shared_cover(text: str) -> TextCover:
     """The :class:`TextCover` of ``text``, one per text for the texts seen most recently: a
     chunk's covers (its heading, its whole context) are asked about question after question,
-    and building one normalizes and stems the whole text. Callers only read it; its one memo
-    (derived words) depends on the text alone."""
+    and building one normalizes and stems the whole text. Callers only read it; its memos
+    (derived words, the terms it was asked about) depend on the text and the term alone."""
     return TextCover(text)
