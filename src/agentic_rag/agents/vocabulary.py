@@ -151,8 +151,10 @@ _SPACES = re.compile(r"\s+")
 _WORDS = re.compile(r"[a-z]+(?:'[a-z]+)?")
 
 
-#: answers a :class:`TextCover` keeps (past it they are forgotten and asked again)
-_COVERED_TERMS = 512
+#: answers of :meth:`TextCover.covers` kept, all covers together (past it they are forgotten
+#: and asked again): a bound on the memory however many covers the caches hold
+_COVERED_MAX = 32768
+_COVERED: dict[tuple[TextCover, tuple[str, str, bool, tuple[str, ...]] | str], bool] = {}
 
 
 class TextCover:
@@ -164,7 +166,6 @@ class TextCover:
         self.spaced = " " + _SPACES.sub(" ", normed) + " "
         self.stems = set(stems(_WORDS.findall(normed)))
         self._related: dict[str, bool] = {}
-        self._covered: dict[tuple[str, str, bool, tuple[str, ...]] | str, bool] = {}
 
     def _text_for(self, word: str) -> str:
         """The text to look ``word`` up in: units that merely begin with it are masked, since
@@ -207,15 +208,16 @@ class TextCover:
 
     def covers(self, term: Term | str) -> bool:
         """Whether the text mentions ``term`` (its words, synonyms, atoms or abbreviation).
-        Kept per term: a sentence's cover lives as long as its chunk's split is cached, and the
-        same question words are asked of it by each step and by question after question."""
-        # keyed by what decides the answer, as a tuple: hashing the dataclass costs more
-        key = (term.text, term.key, term.cjk, term.alts) if isinstance(term, Term) else term
-        hit = self._covered.get(key)
+        Kept per cover and term: a sentence's cover lives as long as its chunk's split is
+        cached, and the same question words are asked of it by each step and by question after
+        question. The cover is part of the key by identity (its text decides the answer)."""
+        # the term by what decides the answer, as a tuple: hashing the dataclass costs more
+        key = (self, (term.text, term.key, term.cjk, term.alts) if isinstance(term, Term) else term)
+        hit = _COVERED.get(key)
         if hit is None:
-            if len(self._covered) >= _COVERED_TERMS:
-                self._covered.clear()
-            hit = self._covered[key] = self._covers(term)
+            if len(_COVERED) >= _COVERED_MAX:
+                _COVERED.clear()
+            hit = _COVERED[key] = self._covers(term)
         return hit
 
     def _covers(self, term: Term | str) -> bool:
