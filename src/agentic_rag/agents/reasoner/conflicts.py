@@ -512,7 +512,7 @@ def _value_differences(x: _Aligned, y: _Aligned) -> list[tuple[tuple[int, int], 
     return values[:1] if len(pairs) == 1 and not reworded else []
 
 
-@lru_cache(maxsize=4096)
+@lru_cache(maxsize=1024)
 def _aligned(text: str) -> _Aligned:
     """:meth:`_Aligned.of`, kept per sentence: the same sentences are compared with each
     other question after question."""
