@@ -181,7 +181,10 @@ class Evidence(BaseModel):
 
 class Quantity(BaseModel):
     """A normalized value mentioned in a claim: 3个工作日 -> (3, 'workday'); a name stated as a
-    value ("Tampa" in "Tampa hosted the final") is kind ``entity``, its value the lowercased text."""
+    value ("Tampa" in "Tampa hosted the final") is kind ``entity``, its value the lowercased text.
+    Frozen: the extractor hands out the same objects for the same text (text/quantities.py)."""
+
+    model_config = ConfigDict(frozen=True)
 
     kind: Literal["percent", "money", "duration", "date", "number", "count", "entity"]
     value: float | str

@@ -135,6 +135,46 @@ def test_version_and_reference_edges_are_read_once_per_store_version(policy: Any
     assert len(calls) > looked and "v2025:a7:0" in again
 
 
+def test_chunks_are_read_once_per_store_version_and_a_rewrite_is_seen(policy: Any, add_doc) -> None:
+    calls = []
+    read, read_doc = policy.get_chunks, policy.chunks
+
+    def counted(ids):
+        calls.append(tuple(ids))
+        return read(ids)
+
+    def counted_doc(doc_id):
+        calls.append(doc_id)
+        return read_doc(doc_id)
+
+    policy.get_chunks, policy.chunks = counted, counted_doc
+    r = Retriever(policy)
+    question = route("按照2023年的规定，报销申请应当在出院后几日内提交",
+                     slots=Slots(years=[2023]), version="2023")
+    first = r.retrieve(question, k=5)
+    looked = len(calls)
+    assert looked and ids(r.retrieve(question, k=5)) == ids(first)
+    assert len(calls) == looked  # the same chunks and documents again, without the store
+    # a re-ingest rewrites a clause under the same chunk id: the new text is what comes back
+    add_doc(policy, "old", "医疗保障待遇办法（2023年版）", [
+        ("第三条", "参保人员住院发生的医疗费用按规定报销，具体比例详见第七条。"),
+        ("第七条", "职工住院医疗费用报销比例为80%，退休人员为85%。"),
+        ("第九条", "报销申请应当在出院后7日内提交。"),
+    ], publish_date=dt.date(2023, 3, 1), status="superseded")
+    again = {e.chunk_id: e.chunk.text for e in r.retrieve(question, k=5)}
+    assert len(calls) > looked
+    assert "7日内" in again["old:a9:2"] and "5日内" not in again["old:a9:2"]
+
+
+def test_query_expansion_follows_replaced_synonyms(policy: Any) -> None:
+    r = Retriever(policy, synonyms=[["年休假", "年假"]])
+    assert r._expand("年假怎么休") == ("年假怎么休 年休假", ["年休假"])
+    r._expand("年假怎么休")[1].append("x")  # a caller's copy: the kept expansion is unchanged
+    assert r._expand("年假怎么休")[1] == ["年休假"]
+    r.synonyms = [["年假", "带薪年休假"]]
+    assert r._expand("年假怎么休") == ("年假怎么休 带薪年休假", ["带薪年休假"])
+
+
 def test_pinned_year_prefers_that_version(policy: Any) -> None:
     ev = Retriever(policy).retrieve(Router().route("按照2023年的规定，报销申请应当在出院后几日内提交"), k=3)
     assert ev[0].chunk_id == "old:a9:2"

@@ -85,3 +85,15 @@ def test_an_abbreviation_is_covered_by_its_characters_in_order_a_few_apart():
     assert not TextCover("医疗机构应当按照规定公开收费和质量保证信息").covers("医保")  # too far apart
     # one shared cover per text, deciding as a fresh one does
     assert shared_cover(text) is shared_cover(text) and shared_cover(text).covers("医保")
+
+
+def test_a_cover_keeps_its_answers_per_term_and_tells_terms_with_other_synonyms_apart():
+    from agentic_rag.agents.vocabulary import TextCover
+    from agentic_rag.text.terms import Term
+
+    cover = TextCover("员工每年享有疗养假五天。")
+    plain = Term("休养", "休养")
+    assert not cover.covers(plain) and not cover.covers(plain)  # asked again: the same answer
+    # the same word with the user's synonyms is another term, answered on its own
+    assert cover.covers(Term("休养", "休养", alts=("疗养",)))
+    assert not cover.covers(plain)

@@ -187,3 +187,13 @@ def test_a_chinese_band_holds_the_value_asked():
     asked = extract_quantities("一笔3万元的采购")[0]
     assert within(asked, "1万元至5万元的，由分管领导审批")
     assert not within(asked, "5万元以上的，由总经理审批") and not within(asked, "不超过2万元的，由部门负责人审批")
+
+
+def test_the_quantities_of_a_text_are_shared_and_cannot_be_changed():
+    import pydantic
+
+    found = extract_quantities("报销比例为90%")
+    with pytest.raises(pydantic.ValidationError):
+        found[0].value = 80.0  # the next reader of the same text gets the same objects
+    found.clear()  # the list is the caller's own
+    assert [q.value for q in extract_quantities("报销比例为90%")] == [90.0]

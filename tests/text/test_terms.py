@@ -35,3 +35,9 @@ def test_a_separable_verb_split_by_an_aspect_particle_is_the_whole_verb():
     assert "报名" in [t.text for t in content_terms("青岚半程马拉松有多少人报了名？")]
     assert "加班" in [t.text for t in content_terms("周末加过班能拿多少加班费？")]
     assert [t.text for t in content_terms("了解过程")] == ["了解", "过程"]  # 了 / 过 opening a word stay
+
+
+def test_the_words_of_a_text_are_a_fresh_list_each_time():
+    first = content_terms("园区里哪些地方禁止吸烟？")
+    first.append(first[0])  # a caller's list: what the next caller gets is unchanged
+    assert [t.text for t in content_terms("园区里哪些地方禁止吸烟？")] == ["园区", "地方", "禁止", "吸烟"]

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 from typing import Literal
 
 from pydantic import BaseModel, Field
@@ -19,7 +20,7 @@ from pydantic import BaseModel, Field
 from agentic_rag.text.names import fold, title_matches
 from agentic_rag.text.stopwords import GENERIC_EN, GENERIC_ZH, QUESTION_ZH, SCAFFOLD
 from agentic_rag.text.terms import answer_classes, asked_noun
-from agentic_rag.text.tokenize import tokenize
+from agentic_rag.text.tokenize import dictionary_generation, tokenize
 from agentic_rag.types import Chunk, Evidence, RouteDecision
 
 __all__ = ["Coverage", "Sufficiency", "anchors", "coverage", "key_terms", "sufficiency_rules"]
@@ -88,6 +89,13 @@ def anchors(route: RouteDecision) -> list[str]:
     return [*s.entities, *s.places, *s.clauses, *s.persons, *(str(y) for y in s.years)]
 
 
+@lru_cache(maxsize=256)
+def _terms_of(text: str, generation: int) -> frozenset[str]:
+    """The search terms of the top evidence's text, kept per text and dictionary: each round's
+    gate reads the same evidence again, and the same questions find the same evidence."""
+    return frozenset(tokenize(text))
+
+
 def _text_of(evidence: Sequence[Evidence]) -> str:
     return " ".join(f"{e.chunk.title} {e.chunk.clause or ''} {e.chunk.text}" for e in evidence)
 
@@ -102,7 +110,7 @@ def sufficiency_rules(route: RouteDecision, evidence: Sequence[Evidence], *,
         return Sufficiency(coverage=1, timeliness=1, authority=1, verdict="INSUFFICIENT",
                            missing=(anchors(route) or key_terms(route.question) or [route.question])[0])
     top = list(evidence)[:8]
-    body_terms = set(tokenize(_text_of(top)))
+    body_terms = _terms_of(_text_of(top), dictionary_generation())
     if terms is None:
         terms = key_terms(route.query or route.question)
     anchored = [a for a in anchors(route) if a]

@@ -151,6 +151,12 @@ _SPACES = re.compile(r"\s+")
 _WORDS = re.compile(r"[a-z]+(?:'[a-z]+)?")
 
 
+#: answers of :meth:`TextCover.covers` kept, all covers together (past it they are forgotten
+#: and asked again): a bound on the memory however many covers the caches hold
+_COVERED_MAX = 32768
+_COVERED: dict[tuple[TextCover, tuple[str, str, bool, tuple[str, ...]] | str], bool] = {}
+
+
 class TextCover:
     """Answers "does this text mention that term?" for one piece of evidence."""
 
@@ -201,6 +207,20 @@ class TextCover:
         return hit
 
     def covers(self, term: Term | str) -> bool:
+        """Whether the text mentions ``term`` (its words, synonyms, atoms or abbreviation).
+        Kept per cover and term: a sentence's cover lives as long as its chunk's split is
+        cached, and the same question words are asked of it by each step and by question after
+        question. The cover is part of the key by identity (its text decides the answer)."""
+        # the term by what decides the answer, as a tuple: hashing the dataclass costs more
+        key = (self, (term.text, term.key, term.cjk, term.alts) if isinstance(term, Term) else term)
+        hit = _COVERED.get(key)
+        if hit is None:
+            if len(_COVERED) >= _COVERED_MAX:
+                _COVERED.clear()
+            hit = _COVERED[key] = self._covers(term)
+        return hit
+
+    def _covers(self, term: Term | str) -> bool:
         word = term.text if isinstance(term, Term) else term
         alts = term.alts if isinstance(term, Term) and term.alts else ()
         if isinstance(term, Term) and not term.cjk:
@@ -224,6 +244,6 @@ _SHARED_COVERS = 2048
 def shared_cover(text: str) -> TextCover:
     """The :class:`TextCover` of ``text``, one per text for the texts seen most recently: a
     chunk's covers (its heading, its whole context) are asked about question after question,
-    and building one normalizes and stems the whole text. Callers only read it; its one memo
-    (derived words) depends on the text alone."""
+    and building one normalizes and stems the whole text. Callers only read it; its memos
+    (derived words, the terms it was asked about) depend on the text and the term alone."""
     return TextCover(text)

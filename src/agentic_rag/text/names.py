@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from functools import lru_cache
 
 from typing import Any
 
@@ -117,6 +118,7 @@ def title_within(entity: str, chunk: Any) -> bool:
     return len(t) >= 5 and re.search(rf"(?<!\w){re.escape(t)}(?!\w)", e) is not None
 
 
+@lru_cache(maxsize=8192)
 def fold(s: str) -> str:
     """Case, apostrophe and accent folding: "Aschenbrödel" ~ "Aschenbrodel" (questions are
     often typed without diacritics)."""

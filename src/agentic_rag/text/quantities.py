@@ -336,8 +336,9 @@ _RULES: tuple[_Rule, ...] = (
 
 
 def extract_quantities(text: str) -> list[Quantity]:
-    """All quantities in ``text``, in reading order, each normalized (see :func:`_extract`)."""
-    return [q.model_copy() for q in _extract(text)]
+    """All quantities in ``text``, in reading order, each normalized (see :func:`_extract`).
+    Quantities are frozen, so the cached ones are handed out as they are, not copied."""
+    return list(_extract(text))
 
 
 @lru_cache(maxsize=8192)

@@ -21,10 +21,12 @@ __all__ = ["char_bigrams", "jaccard", "mixed_bigrams", "sampled_grams", "squash"
 _SPACE = re.compile(r"\s+")
 
 #: texts whose grams are kept: the same chunks are compared question after question (near
-#: duplicates, other versions' clauses), and their grams are pure functions of the text. A
-#: text's bigrams take about 100 bytes per character, its sampled 8-grams an eighth of that
+#: duplicates, other versions' clauses), and the same sentences with questions (mixed
+#: bigrams), and their grams are pure functions of the text. A text's bigrams take about 100
+#: bytes per character, its sampled 8-grams an eighth of that
 _BIGRAM_TEXTS = 512
 _SAMPLED_TEXTS = 4096
+_MIXED_TEXTS = 2048  # sentences (a question's candidates: about 15)
 
 
 def squash(text: str) -> str:
@@ -40,6 +42,7 @@ def char_bigrams(text: str) -> frozenset[str]:
     return frozenset(t[i:i + 2] for i in range(len(t) - 1)) or frozenset({t} if t else ())
 
 
+@lru_cache(maxsize=_MIXED_TEXTS)
 def mixed_bigrams(text: str) -> frozenset[str]:
     """Character bigrams of a Chinese text (punctuation removed), word bigrams of English."""
     t = re.sub(r"[^\w]", "", text.lower())

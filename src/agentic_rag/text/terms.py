@@ -23,7 +23,7 @@ from agentic_rag.text.stopwords import (
     SOFT_EN,
     SOFT_ZH,
 )
-from agentic_rag.text.tokenize import cut, cut_for_search, dictionary_path
+from agentic_rag.text.tokenize import cut, cut_for_search, dictionary_generation, dictionary_path
 
 __all__ = ["Term", "answer_classes", "asked_noun", "atoms", "content_terms", "english_verbs", "irregular_form",
            "is_nounish", "norm", "segment", "stem", "stems", "word_tag"]
@@ -302,6 +302,13 @@ def asked_noun(word: str) -> str | None:
 def content_terms(text: str) -> list[Term]:
     """The subject-matter words of ``text`` in order, without stopwords, numbers, single Chinese
     characters and duplicates."""
+    # kept per text and dictionary: the Reasoner asks for the words of the same question and
+    # sentences at several steps, and question after question
+    return list(_content_terms(text, dictionary_generation()))
+
+
+@lru_cache(maxsize=8192)
+def _content_terms(text: str, generation: int) -> tuple[Term, ...]:
     seen: set[str] = set()
     terms: list[Term] = []
     for tok in _with_suffixes(_with_ordinals(_with_separable(segment(text)))):
@@ -322,7 +329,7 @@ def content_terms(text: str) -> list[Term]:
             continue
         seen.add(key)
         terms.append(Term(tok, key, soft, cjk))
-    return terms
+    return tuple(terms)
 
 
 _CLASS_ZH = re.compile(r"(?:什么|哪个|哪些|哪种|哪类|哪家|哪位|哪一个|哪一种|哪几个|哪几种|哪几|何种|何)(?:样的|的)?"

@@ -99,12 +99,18 @@ def _template_literals() -> tuple[str, ...]:
     return tuple(sorted(pieces, key=len, reverse=True))
 
 
+@lru_cache(maxsize=1)
+def _template_patterns() -> tuple[tuple[str, re.Pattern[str] | None], ...]:
+    """Each literal with the pattern an English one is removed by (compiled once)."""
+    return tuple((piece, re.compile(rf"(?<![A-Za-z]){re.escape(piece)}(?![A-Za-z])") if piece.isascii() else None)
+                 for piece in _template_literals())
+
+
 def strip_templates(sentence: str) -> str:
     """The sentence without the Reasoner's own connective words (what is left must be cited)."""
     out = sentence
-    for piece in _template_literals():
-        if piece.isascii():
-            out = re.sub(rf"(?<![A-Za-z]){re.escape(piece)}(?![A-Za-z])", " ", out)
-        else:
-            out = out.replace(piece, " ")
+    for piece, pattern in _template_patterns():
+        if piece not in out:
+            continue  # most literals are not in a given sentence
+        out = pattern.sub(" ", out) if pattern is not None else out.replace(piece, " ")
     return out

@@ -512,6 +512,19 @@ def _value_differences(x: _Aligned, y: _Aligned) -> list[tuple[tuple[int, int], 
     return values[:1] if len(pairs) == 1 and not reworded else []
 
 
+@lru_cache(maxsize=1024)
+def _aligned(text: str) -> _Aligned:
+    """:meth:`_Aligned.of`, kept per sentence: the same sentences are compared with each
+    other question after question."""
+    return _Aligned.of(text)
+
+
+@lru_cache(maxsize=8192)
+def _differences(a: str, b: str) -> tuple[tuple[tuple[int, int], tuple[int, int]], ...]:
+    """:func:`_value_differences` of two sentences, kept per pair (a pure function of the two)."""
+    return tuple(_value_differences(_aligned(a), _aligned(b)))
+
+
 def _value_quantity(text: str) -> Quantity:
     found = extract_quantities(text)
     if len(found) == 1 and found[0].raw.strip() == text.strip():
@@ -531,7 +544,6 @@ def aligned_conflicts(sentences: Sequence[tuple[str, Chunk, int]],
     representative per document, its best-ranked sentence."""
     anchored = set(anchors)
     grams = [char_bigrams(s) for s, _, _ in sentences]
-    aligned: dict[int, _Aligned] = {}
     by_values: dict[frozenset, list[Fact]] = {}
     for i, (sa, ca, ra) in enumerate(sentences):
         for j in range(i + 1, len(sentences)):
@@ -540,10 +552,7 @@ def aligned_conflicts(sentences: Sequence[tuple[str, Chunk, int]],
                 continue
             if len(grams[i] & grams[j]) < 0.3 * min(len(grams[i]), len(grams[j])):
                 continue  # cheap test first: too few shared character pairs to align
-            for k, text in ((i, sa), (j, sb)):
-                if k not in aligned:
-                    aligned[k] = _Aligned.of(text)
-            diff = _value_differences(aligned[i], aligned[j])
+            diff = _differences(sa, sb)
             if not diff:
                 continue
             (x, y), (u, v) = diff[0]

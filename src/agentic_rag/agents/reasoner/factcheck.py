@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from functools import lru_cache
 
 from agentic_rag.agents.reasoner.compose import strip_templates
-from agentic_rag.agents.vocabulary import TextCover
+from agentic_rag.agents.vocabulary import shared_cover
 from agentic_rag.text.numerals import normalize_digits
 from agentic_rag.text.quantities import extract_quantities, quantity_key
 from agentic_rag.text.terms import content_terms
@@ -25,6 +26,13 @@ def check_sentence(sentence: str, cited_texts: Sequence[str],
 
     Returns the unsupported items; an empty list means the sentence is supported.
     """
+    return list(_check(sentence, tuple(cited_texts), tuple(cited_meta)))
+
+
+@lru_cache(maxsize=2048)
+def _check(sentence: str, cited_texts: tuple[str, ...], cited_meta: tuple[str, ...]) -> tuple[str, ...]:
+    """:func:`check_sentence`, kept per sentence and citations: the same answer sentences are
+    checked against the same clauses question after question."""
     body = strip_templates(_MARKERS.sub("", sentence))
     evidence = "\n".join(cited_texts)
     meta = "\n".join(cited_meta)
@@ -38,7 +46,7 @@ def check_sentence(sentence: str, cited_texts: Sequence[str],
         missing.append(q.raw)
     stated = extract_quantities(body)
     taken = "".join(q.raw for q in stated)
-    plain = TextCover(evidence + "\n" + meta)
+    plain = shared_cover(evidence + "\n" + meta)
     words = body
     for q in stated:
         words = words.replace(q.raw, " ")
@@ -48,7 +56,7 @@ def check_sentence(sentence: str, cited_texts: Sequence[str],
     for term in content_terms(words):
         if not plain.covers(term):
             missing.append(term.text)
-    return missing
+    return tuple(missing)
 
 
 def sentence_supported(sentence: str, cited: Sequence[Evidence]) -> bool:

@@ -53,3 +53,10 @@ LEG_WORKERS = 8
 COUNTERPART_MATCHES = 4096
 #: edge lookups (ids, kind, direction) a retriever keeps answered within one store version
 EDGE_LOOKUPS = 4096
+#: chunks, and documents' chunk lists, a retriever keeps read within one store version
+CHUNKS_KEPT = 4096
+DOC_CHUNK_LISTS = 256
+#: queries whose synonym expansion a retriever keeps
+EXPANSIONS_KEPT = 4096
+#: chunk texts whose sampled 8-grams (near-duplicate keys) are kept
+SAMPLED_TEXTS = 4096

@@ -38,6 +38,7 @@ from collections import Counter, OrderedDict
 from collections.abc import Callable, Iterable, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import Any, Literal
 
@@ -102,6 +103,11 @@ class Retriever:
             self.synonyms = [list(g) for g in synonyms]
         self.trace: list[TraceEvent] = []
         self._chunks: dict[str, Chunk] = {}
+        #: (chunk id, newest date) -> the chunk's ranking factor, within one call
+        self._factors: dict[tuple[str, dt.date | None], float] = {}
+        #: query -> its expansion with ``synonyms`` (shared by the calls' copies)
+        self._expansions: dict[str, tuple[str, list[str]]] = {}
+        self._expanded_with = self.synonyms
         self._clauses = _ClauseCache()  # shared by the calls' copies
         # the worker threads of the legs after the first, shared by the calls' copies and kept
         # between calls: starting a thread for each query cost more than the dense leg's search
@@ -120,6 +126,7 @@ class Retriever:
         several threads at once: each call works on its own shallow copy (its own chunk cache)."""
         run = copy.copy(self)
         run._chunks = {}
+        run._factors = {}
         self._clauses.sync(_store_version(self.store))
         return run._retrieve(route, k or self.settings.k)
 
@@ -212,7 +219,7 @@ class Retriever:
         futures: list[tuple[_Query, Leg, Future]] = []
         for q in todo:
             plain = _without_pinned_year(q.text, route)
-            text, added = expand_query(plain, self.synonyms)
+            text, added = self._expand(plain)
             if added:
                 trace.append(TraceEvent(kind="expand", args={"query": q.text, "added": added}))
             # the other legs (dense) search with the question itself; entity and bridge
@@ -230,6 +237,18 @@ class Retriever:
                 trace.append(TraceEvent(kind="fallback", tool=leg.name, args={"query": q.text},
                                         fallback=f"{leg.name} leg failed: {exc.__class__.__name__}: {exc}"))
                 q.legs[leg.name] = {}
+
+    def _expand(self, query: str) -> tuple[str, list[str]]:
+        """:func:`expand_query` with the retriever's synonyms, kept per query: every query is
+        checked against every synonym group, and the same questions come back."""
+        if self._expanded_with is not self.synonyms:  # the groups were replaced
+            self._expansions, self._expanded_with = {}, self.synonyms
+        got = self._expansions.get(query)
+        if got is None:
+            if len(self._expansions) >= C.EXPANSIONS_KEPT:
+                self._expansions.clear()
+            got = self._expansions[query] = expand_query(query, self.synonyms)
+        return got[0], list(got[1])
 
     def _leg_with_slots(self, leg: Leg, text: str, route: RouteDecision, q: _Query,
                         trace: list[TraceEvent]) -> dict[str, float]:
@@ -278,7 +297,7 @@ class Retriever:
                 # the whole page (its first pieces), not only the piece that matched; two pages
                 # when the name is ambiguous ("Scott Howell (footballer)", "(consultant)")
                 for doc in _unique(self._chunks[c].doc_id for c in own)[:2]:
-                    pieces = self.store.chunks(doc)[:C.SOURCE_PIECES]
+                    pieces = self._clauses.doc_chunks(self.store, doc)[:C.SOURCE_PIECES]
                     self._chunks.update({c.chunk_id: c for c in pieces})
                     sources += [c.chunk_id for c in pieces]
                 if not own:
@@ -338,7 +357,7 @@ class Retriever:
         legs = {n: {c: v for c, v in s.items() if c in self._chunks} for n, s in legs.items()}
         position = {cid: _position(self._chunks[cid]) for cid in ids}
         newest = max((c.publish_date for c in self._chunks.values() if c.publish_date), default=None)
-        adjust = {cid: self._adjust(self._chunks[cid], route, newest)[0] for cid in ids}
+        adjust = {cid: self._factor(cid, route, newest) for cid in ids}
         if self.settings.fusion == "rrf":
             # rank differences are tiny in RRF (1/61 vs 1/62), so recency, status and slot
             # factors reorder each leg's list instead of scaling the fused sum
@@ -347,6 +366,15 @@ class Retriever:
             return fuse_rrf(rankings, self.settings.rrf_k, position, self.settings.weights.position)
         fused = fuse_weighted(legs, self.settings.weights.model_dump(), position)
         return {cid: round(s * adjust[cid], 9) for cid, s in fused.items()}
+
+    def _factor(self, cid: str, route: RouteDecision, newest: dt.date | None) -> float:
+        """:meth:`_adjust`'s factor for a loaded chunk, worked out once per call and newest date
+        (the route is the call's): each round fuses every query's candidates again."""
+        key = (cid, newest)
+        factor = self._factors.get(key)
+        if factor is None:
+            factor = self._factors[key] = self._adjust(self._chunks[cid], route, newest)[0]
+        return factor
 
     def _adjust(self, chunk: Chunk, route: RouteDecision, newest: dt.date | None
                 ) -> tuple[float, dict[str, float]]:
@@ -405,8 +433,7 @@ class Retriever:
                 out[target] = max(out.get(target, 0.0), C.GRAPH_DECAY * s)
         out = {c: round(s, 6) for c, s in out.items() if s > 0}
         if out:
-            found = self.store.get_chunks(list(out))
-            self._chunks.update({c.chunk_id: c for c in found})
+            self._chunks.update(self._clauses.chunks(self.store, list(out)))
             out = {c: s for c, s in out.items() if c in self._chunks}
             trace.append(TraceEvent(kind="retrieve", tool="graph", duration_ms=_ms(t0),
                                     args={"seeds": [c for c, _ in seeds],
@@ -430,7 +457,7 @@ class Retriever:
                 match = self._matching_clause(chunk, doc)
                 if match:
                     targets.append(match)
-                doc_chunks = self.store.chunks(doc)
+                doc_chunks = self._clauses.doc_chunks(self.store, doc)
                 if doc_chunks and doc_chunks[0].status == "active":
                     break
         if pinned and not chunk.is_version(pinned):
@@ -440,7 +467,7 @@ class Retriever:
                 if not older:
                     break
                 doc = older[0]
-                doc_chunks = self.store.chunks(doc)
+                doc_chunks = self._clauses.doc_chunks(self.store, doc)
                 if doc_chunks and doc_chunks[0].is_version(pinned):
                     match = self._matching_clause(chunk, doc)
                     if match:
@@ -449,7 +476,7 @@ class Retriever:
         return targets
 
     def _matching_clause(self, chunk: Chunk, doc_id: str) -> str | None:
-        candidates = self.store.chunks(doc_id)
+        candidates = self._clauses.doc_chunks(self.store, doc_id)
         self._chunks.update({c.chunk_id: c for c in candidates})
         for c in candidates:
             if chunk.clause_no and c.clause_no == chunk.clause_no and c.kind == chunk.kind:
@@ -634,7 +661,7 @@ class Retriever:
                     and jaccard(ga, gb) >= C.DEDUP_JACCARD)
 
         for cid in ordered[:limit]:
-            keys = sampled_grams(squash(self._chunks[cid].text))
+            keys = _sampled(self._chunks[cid].text)
             shared = Counter(o for key in keys for o in index.get(key, ()) if o in keys_of)
             dup = next((o for o, n in shared.items()
                         if n >= 0.5 * min(len(keys), len(keys_of[o]))
@@ -676,7 +703,7 @@ class Retriever:
     def _load(self, ids: Iterable[str]) -> None:
         missing = [c for c in ids if c not in self._chunks]
         if missing:
-            self._chunks.update({c.chunk_id: c for c in self.store.get_chunks(missing)})
+            self._chunks.update(self._clauses.chunks(self.store, missing))
 
     def _get(self, ids: Sequence[str]) -> list[Chunk]:
         self._load(ids)
@@ -799,6 +826,13 @@ def _currency(chunk: Chunk, route: RouteDecision) -> tuple[int, int, dt.date]:
     return (int(pinned), 1 if chunk.status == "active" else 0, chunk.publish_date or dt.date.min)
 
 
+@lru_cache(maxsize=C.SAMPLED_TEXTS)
+def _sampled(text: str) -> frozenset[str]:
+    """A chunk text's sampled 8-grams (:func:`sampled_grams`), kept by the text as stored: the
+    same candidates are checked for near-duplicates question after question."""
+    return sampled_grams(squash(text))
+
+
 def _numbers(text: str) -> list[str]:
     return re.findall(r"\d+(?:\.\d+)?|[零〇一二两三四五六七八九十百千万]+", text)
 
@@ -808,9 +842,9 @@ class _ClauseCache:
     counterparts found in them (within one store version a chunk id names one chunk), for
     :meth:`Retriever._counterpart`: every top clause is compared with the same few documents,
     query after query, and reading and splitting a long statute each time cost more than the rest
-    of the retrieval. Kept while the store's version stays the same (cleared on any write, or on
-    every call for a store without a version); at most ``size`` documents, least recently used
-    dropped first."""
+    of the retrieval. The chunks read by id and the documents' chunk lists are kept the same way.
+    Kept while the store's version stays the same (cleared on any write, or on every call for a
+    store without a version); at most ``size`` documents, least recently used dropped first."""
 
     def __init__(self, size: int = 64) -> None:
         self.size = size
@@ -819,6 +853,9 @@ class _ClauseCache:
         self._matches: OrderedDict[tuple[str, str, str, float], str | None] = OrderedDict()
         #: (ids, edge kind, direction) -> the store's edges for them
         self._edges: OrderedDict[tuple[tuple[str, ...], str, str], list[Edge]] = OrderedDict()
+        #: chunk id -> the chunk, and document id -> its chunks in order, as the store has them
+        self._chunks: OrderedDict[str, Chunk] = OrderedDict()
+        self._doc_chunks: OrderedDict[str, list[Chunk]] = OrderedDict()
         self._version: int | None = None
         self._lock = threading.Lock()
 
@@ -828,6 +865,8 @@ class _ClauseCache:
                 self._docs.clear()
                 self._matches.clear()
                 self._edges.clear()
+                self._chunks.clear()
+                self._doc_chunks.clear()
                 self._version = version
 
     def counterpart(self, key: tuple[str, str, str, float], find: Callable[[], str | None]) -> str | None:
@@ -843,7 +882,37 @@ class _ClauseCache:
 
     def get(self, store: Any, doc_id: str) -> list[tuple[Chunk, frozenset[str]]]:
         return self._kept(self._docs, doc_id,
-                          lambda: [(c, char_bigrams(c.text)) for c in store.chunks(doc_id) if c.clause], self.size)
+                          lambda: [(c, char_bigrams(c.text)) for c in self.doc_chunks(store, doc_id) if c.clause],
+                          self.size)
+
+    def doc_chunks(self, store: Any, doc_id: str) -> list[Chunk]:
+        """``store.chunks(doc_id)``, kept: the versions of the same documents are followed
+        question after question. Callers only read the list."""
+        return self._kept(self._doc_chunks, doc_id, lambda: list(store.chunks(doc_id)), C.DOC_CHUNK_LISTS)
+
+    def chunks(self, store: Any, ids: Sequence[str]) -> dict[str, Chunk]:
+        """The chunks of ``ids`` that the store has, by id: those read before in this store
+        version from here, the rest read in one call and kept. The same candidates come back
+        for question after question, and reading a row and validating it into a Chunk cost more
+        than fusing and ranking them."""
+        found: dict[str, Chunk] = {}
+        missing: list[str] = []
+        with self._lock:
+            for cid in ids:
+                chunk = self._chunks.get(cid)
+                if chunk is None:
+                    missing.append(cid)
+                else:
+                    self._chunks.move_to_end(cid)
+                    found[cid] = chunk
+        if missing:
+            read = {c.chunk_id: c for c in store.get_chunks(missing)}
+            found.update(read)
+            with self._lock:
+                self._chunks.update(read)
+                while len(self._chunks) > C.CHUNKS_KEPT:
+                    self._chunks.popitem(last=False)
+        return {cid: found[cid] for cid in ids if cid in found}
 
     def _kept(self, table: OrderedDict, key: Any, make: Callable[[], Any], limit: int) -> Any:
         """``table[key]``, made by ``make()`` (outside the lock) and kept when it is not there;

@@ -39,10 +39,12 @@ def fuse_weighted(legs: dict[str, dict[str, float]], weights: dict[str, float],
     if total <= 0:
         total = 1.0
     ids = sorted({cid for s in present.values() for cid in s})  # deterministic order
+    weighted = [(weights.get(n, 0.0), s) for n, s in present.items()]  # looked up once, same order
+    w_position = weights.get("position", 0.0)
     out = {}
     for cid in ids:
-        score = sum(weights.get(n, 0.0) * s.get(cid, 0.0) for n, s in present.items())
-        score += weights.get("position", 0.0) * position.get(cid, 1.0)
+        score = sum(w * s.get(cid, 0.0) for w, s in weighted)
+        score += w_position * position.get(cid, 1.0)
         out[cid] = round(score / total, 6)
     return out
 
