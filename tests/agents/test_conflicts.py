@@ -328,3 +328,17 @@ def test_versions_of_one_rule_still_disagree_when_their_titles_differ_in_year_an
                 title="青岚市住房公积金管理办法（2024年修订）", published=dt.date(2024, 1, 5))
     answer = _answer("公积金贷款期限最长是多少年？", new, old)
     assert len(answer.conflicts) == 1 and answer.conflicts[0].winner == "new:a9:0", answer.text
+
+
+def test_a_changed_fine_is_named_as_the_range_each_version_states_and_a_renamed_body_is_not_its_conflict():
+    title = "青岚市犬只管理条例"
+    new = chunk("new", "第二十条 违反本条例第八条规定的，由市城市管理部门责令改正，处二千元以上二万元以下罚款。",
+                clause="第二十条", clause_no="20", title=title, published=dt.date(2024, 5, 1),
+                authority="青岚市人民代表大会常务委员会")
+    old = chunk("old", "第二十条 违反本条例第八条规定的，由市市容环境卫生主管部门责令改正，处五百元以上五千元以下罚款。",
+                clause="第二十条", clause_no="20", title=title, published=dt.date(2019, 5, 1),
+                status="superseded", authority="青岚市人民代表大会常务委员会")
+    answer = _answer("违反第八条规定的，要罚多少钱？", new, old)
+    assert "二千元以上二万元以下" in answer.sentences[0].text
+    assert "五百元以上五千元以下" in answer.text, answer.text
+    assert "市容环境卫生主管部门" not in answer.text  # who fines is not what was asked

@@ -22,7 +22,7 @@ from dataclasses import dataclass, field
 
 from agentic_rag.agents.overrides import OverrideRule
 from agentic_rag.text.clauses import clause_matches
-from agentic_rag.agents.reasoner.conflicts import Fact, matter_label, matter_terms, same_matter
+from agentic_rag.agents.reasoner.conflicts import Fact, matter_label, matter_terms, same_matter, stated
 from agentic_rag.types import Chunk, Conflict, ConflictValue, RouteDecision
 
 __all__ = ["Arbiter", "DEFAULT_AUTHORITY_WEIGHTS", "Decision", "authority_level"]
@@ -156,7 +156,7 @@ class Arbiter:
         decision = self.decide(group, route, matter)
         decision.candidates = list(group)
         values = [
-            ConflictValue(value=f.quantity.raw, chunk_id=f.chunk.chunk_id, title=f.chunk.title,
+            ConflictValue(value=stated(f), chunk_id=f.chunk.chunk_id, title=f.chunk.title,
                           clause=f.chunk.clause, publish_date=f.chunk.version_date)
             for f in sorted(group, key=lambda f: (f is not decision.winner, f.rank))
         ]

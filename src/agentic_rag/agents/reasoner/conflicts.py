@@ -37,7 +37,7 @@ from agentic_rag.text.terms import atoms, is_nounish, segment, stem, word_tag
 from agentic_rag.text.tokenize import dictionary_generation
 from agentic_rag.types import Chunk, Quantity
 
-__all__ = ["Fact", "aligned_conflicts", "facts_of", "find_conflicts", "matter_label", "matter_terms",
+__all__ = ["Fact", "aligned_conflicts", "facts_of", "find_conflicts", "matter_label", "matter_terms", "stated",
            "same_fact_matter", "same_matter", "value_differences"]
 
 _SEGMENT_END = re.compile(r"[，,；;：:（）()“”\"]")
@@ -207,6 +207,31 @@ def facts_of(sentence: str, chunk: Chunk, rank: int = 0) -> list[Fact]:
     return found
 
 
+#: what joins the two ends of a range: "五千元以上五万元以下", "5至10日", "£25,000 to £100,000"
+_RANGE_GAP = re.compile(r"\s*(?:以上|至|到|-|–|—|~|～|\bto\b|\band\b)\s*", re.I)
+_RANGE_TAIL = re.compile(r"以下|以内")
+
+
+def stated(fact: Fact) -> str:
+    """A fact's value as its sentence states it: the whole range when the value opens one (a
+    fine of "五千元以上五万元以下" is not "五千元")."""
+    raw = fact.quantity.raw
+    at = fact.sentence.find(raw)
+    if at < 0:
+        return raw
+    end = at + len(raw)
+    for q in extract_quantities(fact.sentence[end:end + 40]):
+        if not comparable(q, fact.quantity):
+            return raw
+        nxt = fact.sentence.find(q.raw, end)
+        if nxt < 0 or not _RANGE_GAP.fullmatch(fact.sentence[end:nxt]):
+            return raw
+        stop = nxt + len(q.raw)
+        tail = _RANGE_TAIL.match(fact.sentence, stop)
+        return fact.sentence[at:tail.end() if tail else stop]
+    return raw
+
+
 def same_matter(a: Sequence[str], b: Sequence[str]) -> bool:
     """Two matters are the same when one contains the other (and they share at least two
     words): 住院 费用 报销 比例 ~ 参保 住院 医疗 费用 报销 比例. Words that only one side has are
@@ -367,8 +392,9 @@ def _is_content(tok: str) -> bool:
 
 def _is_value(text: str, words: Sequence[str]) -> bool:
     """Whether a differing span states a value: a number (a bare year names the matter, not a
-    value), a name in English (capitalized words), a noun or a name in Chinese (no verb)."""
-    if re.search(r"\d", text):
+    value), a name in English (capitalized words), a noun or a name in Chinese (no verb); an
+    amount in Chinese numerals (五千元) is a number."""
+    if re.search(r"\d", text) or _CN_AMOUNT.search(text) and extract_quantities(text):
         return not _is_year(text)
     if re.search(r"[\u3400-\u9fff]", text):
         cjk = [w for w in words if re.match(r"[\u3400-\u9fff]", w)]
@@ -387,14 +413,19 @@ def _is_value(text: str, words: Sequence[str]) -> bool:
     return any(w[0].isupper() and w.lower() not in QUESTION_EN for w in names)
 
 
+#: a Chinese numeral, the start of an amount written in characters
+_CN_AMOUNT = re.compile(r"[零〇一二两三四五六七八九十百千万亿]")
+
+
 def _is_year(text: str) -> bool:
     year = re.fullmatch(r"\s*(\d{4})\s*年?\s*", text)
     return bool(year) and 1900 <= int(year.group(1)) <= 2100
 
 
 def _widen(sentence: str, start: int, end: int) -> tuple[int, int]:
-    """A numeric difference widened to its whole quantity (1361 of 1361万人 -> 1361万人)."""
-    if not re.search(r"\d", sentence[start:end]):
+    """A numeric difference widened to its whole quantity (1361 of 1361万人 -> 1361万人, 二 of
+    二万元 -> 二万元)."""
+    if not re.search(r"\d", sentence[start:end]) and not _CN_AMOUNT.search(sentence[start:end]):
         return start, end
     pos = 0
     for q in extract_quantities(sentence):
@@ -455,7 +486,10 @@ class _Aligned:
         return cls(text, tokens, norm, Counter(n for n, t in zip(norm, tokens) if _is_content(t[0])))
 
 
-def _value_differences(x: _Aligned, y: _Aligned) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+def _value_differences(x: _Aligned, y: _Aligned, several: bool = False
+                       ) -> list[tuple[tuple[int, int], tuple[int, int]]]:
+    """``several``: the two are versions of one clause, where an amendment may change more than
+    one value (the body that fines and the fine): every differing value, not none."""
     a, b, ta, tb, na, nb = x.text, y.text, x.tokens, y.tokens, x.norm, y.norm
     if not ta or not tb:
         return []
@@ -509,6 +543,8 @@ def _value_differences(x: _Aligned, y: _Aligned) -> list[tuple[tuple[int, int], 
             values.append((sa, sb))
     # the same substitution made twice ("大武汉 … 湖北武汉" / "大成都 … 湖北成都") is one value
     pairs = {(_norm_token(a[x:y]), _norm_token(b[u:v])) for (x, y), (u, v) in values}
+    if several:
+        return values
     return values[:1] if len(pairs) == 1 and not reworded else []
 
 
@@ -520,9 +556,9 @@ def _aligned(text: str) -> _Aligned:
 
 
 @lru_cache(maxsize=8192)
-def _differences(a: str, b: str) -> tuple[tuple[tuple[int, int], tuple[int, int]], ...]:
+def _differences(a: str, b: str, several: bool = False) -> tuple[tuple[tuple[int, int], tuple[int, int]], ...]:
     """:func:`_value_differences` of two sentences, kept per pair (a pure function of the two)."""
-    return tuple(_value_differences(_aligned(a), _aligned(b)))
+    return tuple(_value_differences(_aligned(a), _aligned(b), several))
 
 
 def _value_quantity(text: str) -> Quantity:
@@ -552,19 +588,18 @@ def aligned_conflicts(sentences: Sequence[tuple[str, Chunk, int]],
                 continue
             if len(grams[i] & grams[j]) < 0.3 * min(len(grams[i]), len(grams[j])):
                 continue  # cheap test first: too few shared character pairs to align
-            diff = _differences(sa, sb)
-            if not diff:
-                continue
-            (x, y), (u, v) = diff[0]
-            qa, qb = _value_quantity(sa[x:y]), _value_quantity(sb[u:v])
-            if not comparable(qa, qb) or quantity_key(qa) == quantity_key(qb) \
-                    or qb.raw.lower() in synonyms(qa.raw):
-                continue
-            matter = matter_terms(sa[:x] + " " + sa[y:])
-            key = frozenset({quantity_key(qa), quantity_key(qb)})
-            group = by_values.setdefault(key, [])
-            group.append(Fact(ca, sa, qa, matter, ra, matter, ()))
-            group.append(Fact(cb, sb, qb, matter, rb, matter, ()))
+            # two versions of one clause (same title, same label) may differ in several values
+            several = bool(ca.clause) and ca.clause == cb.clause and ca.title == cb.title
+            for (x, y), (u, v) in _differences(sa, sb, several):
+                qa, qb = _value_quantity(sa[x:y]), _value_quantity(sb[u:v])
+                if not comparable(qa, qb) or quantity_key(qa) == quantity_key(qb) \
+                        or qb.raw.lower() in synonyms(qa.raw):
+                    continue
+                matter = matter_terms(sa[:x] + " " + sa[y:])
+                key = frozenset({quantity_key(qa), quantity_key(qb)})
+                group = by_values.setdefault(key, [])
+                group.append(Fact(ca, sa, qa, matter, ra, matter, ()))
+                group.append(Fact(cb, sb, qb, matter, rb, matter, ()))
     return _disagreements(by_values.values())
 
 

@@ -1353,6 +1353,8 @@ def _about_question(group: Sequence[Fact], plan: _Plan, question: str,
         return False
     if wants.answer_type in _NAME_TYPES and not wants.quantity and kind != "entity":
         return False  # "who won ..." is not answered by two dates
+    if wants.quantity and wants.answer_type not in _NAME_TYPES and kind == "entity":
+        return False  # nor "how much is the fine" by two names of the body that imposes it
     yes_no = wants.yes_no
     return not yes_no or any(s in chosen for s in sentences)
 
