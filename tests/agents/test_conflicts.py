@@ -338,7 +338,30 @@ def test_a_changed_fine_is_named_as_the_range_each_version_states_and_a_renamed_
     old = chunk("old", "第二十条 违反本条例第八条规定的，由市市容环境卫生主管部门责令改正，处五百元以上五千元以下罚款。",
                 clause="第二十条", clause_no="20", title=title, published=dt.date(2019, 5, 1),
                 status="superseded", authority="青岚市人民代表大会常务委员会")
-    answer = _answer("违反第八条规定的，要罚多少钱？", new, old)
+    decision = chunk("amend", "一、将第二十条中的“市市容环境卫生主管部门”修改为“市城市管理部门”，"
+                     "“五百元以上五千元以下”修改为“二千元以上二万元以下”。", clause="一", clause_no="1",
+                     title="青岚市人民代表大会常务委员会关于修改《青岚市犬只管理条例》的决定",
+                     published=dt.date(2024, 4, 20), authority="青岚市人民代表大会常务委员会")
+    answer = _answer("违反第八条规定的，要罚多少钱？", new, old, decision)
     assert "二千元以上二万元以下" in answer.sentences[0].text
     assert "五百元以上五千元以下" in answer.text, answer.text
     assert "市容环境卫生主管部门" not in answer.text  # who fines is not what was asked
+    assert answer.text.count("已被新版本替代") == 1, answer.text  # the range once, not its upper end again
+    assert "未采用" not in answer.text  # the decision that set the new fine agrees with it
+
+
+def test_an_amended_fine_is_named_once_and_the_decision_that_set_it_is_not_a_loser():
+    # the holdout's regulation in two versions and the decision that amended it, as ingested
+    from pathlib import Path
+
+    from agentic_rag.ingest import parse_document
+
+    folder = Path(__file__).resolve().parents[2] / "examples" / "holdout" / "docs" / "条例"
+    chunks = [c for path in sorted(folder.iterdir()) for _, cs, _ in parse_document(path) for c in cs]
+    question = "单位拒不改正未分类投放的行为，罚款标准是多少？"
+    ranked = sorted(chunks, key=lambda c: "拒不改正" not in c.text)
+    answer = _answer(question, *ranked[:8])
+    assert "五千元以上五万元以下" in answer.sentences[0].text, answer.text
+    assert "一千元以上一万元以下" in answer.text  # the 2018 range, named whole as the superseded value
+    assert answer.text.count("各来源说法不一致") == 1, answer.text  # not its upper end again
+    assert "的决定" not in answer.text.split("各来源说法不一致")[1], answer.text  # it agrees with the winner

@@ -127,6 +127,7 @@ from agentic_rag.types import (
     Citation,
     Claim,
     Conflict,
+    ConflictValue,
     Evidence,
     Quantity,
     RouteDecision,
@@ -763,6 +764,7 @@ class Reasoner:
         decisions: list[Decision] = []
         seen_pairs: set[frozenset[str]] = set()
         seen_values: set[frozenset[str]] = set()
+        named: dict[str, list[ConflictValue]] = {}
         result = list(chosen)
         lead = chosen[0].support
         for group in groups:
@@ -773,9 +775,14 @@ class Reasoner:
             values = frozenset(_value_key(str(f.quantity.raw)) for f in group)
             if len(values) < 2 or pair in seen_pairs or values in seen_values or len(conflicts) >= 2:
                 continue  # one value worded alike, or the same disagreement found twice (figures, prose)
+            if all(any(f.quantity.raw in v.value and f.quantity.raw != v.value for v in named.get(f.chunk.chunk_id, ()))
+                   for f in group):
+                continue  # the other end of a range a conflict already names (五万元 of 五千元以上五万元以下)
             seen_pairs.add(pair)
             seen_values.add(values)
             conflict, decision = self.arbiter.conflict(group, route)
+            for v in conflict.values:
+                named.setdefault(v.chunk_id, []).append(v)
             conflicts.append(conflict)
             decisions.append(decision)
             if decision.rule == "tie":
@@ -876,7 +883,10 @@ class Reasoner:
         for conflict, decision in zip(conflicts, decisions):
             by_chunk = {v.chunk_id: v for v in conflict.values}
             winner = by_chunk[conflict.winner]
-            loser_values = [v for v in conflict.values if v.chunk_id != conflict.winner]
+            # a source stating the winning value agrees with it (the amending decision that set
+            # it): it is cited, not listed as a value that was not applied
+            loser_values = [v for v in conflict.values if v.chunk_id != conflict.winner
+                            and _value_key(v.value) != _value_key(winner.value)]
             markers = []
             for v in conflict.values:
                 # the sentence that states the value is the quote, wherever it is cited already
@@ -1353,7 +1363,7 @@ def _about_question(group: Sequence[Fact], plan: _Plan, question: str,
         return False
     if wants.answer_type in _NAME_TYPES and not wants.quantity and kind != "entity":
         return False  # "who won ..." is not answered by two dates
-    if wants.quantity and wants.answer_type not in _NAME_TYPES and kind == "entity":
+    if wants.answer_type == "number" and kind == "entity":
         return False  # nor "how much is the fine" by two names of the body that imposes it
     yes_no = wants.yes_no
     return not yes_no or any(s in chosen for s in sentences)
