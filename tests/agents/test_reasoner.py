@@ -175,6 +175,12 @@ def test_a_word_the_question_says_twice_is_named_once_in_the_gap():
     assert answer.text.count("游船") == 1, answer.text
 
 
+def test_the_gap_names_the_fee_asked_for():
+    answer = ask("每户每月要交多少污水处理费？", ev(FILING, REFERRER, RATES))
+    assert answer.status == "abstained"
+    assert "污水处理费" in answer.text, answer.text
+
+
 def test_english_out_of_scope_question_is_abstained():
     answer = ask("What is the company's parking policy for employees?", ev(REMOTE, CLAIMS_NEW))
     assert answer.status == "abstained"

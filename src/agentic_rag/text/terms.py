@@ -26,7 +26,7 @@ from agentic_rag.text.stopwords import (
 from agentic_rag.text.tokenize import cut, cut_for_search, dictionary_generation, dictionary_path
 
 __all__ = ["Term", "answer_classes", "asked_noun", "atoms", "content_terms", "english_verbs", "irregular_form",
-           "is_nounish", "norm", "segment", "stem", "stems", "word_tag"]
+           "is_nounish", "norm", "segment", "stem", "stems", "word_tag", "words"]
 
 _CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+")
 _TOKEN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+|[A-Za-z]+(?:'[A-Za-z]+)?|\d+(?:[.,]\d+)*")
@@ -299,6 +299,13 @@ def asked_noun(word: str) -> str | None:
     return next((word[len(q):] for q in _ASKING_ZH if word.startswith(q) and len(word) - len(q) >= 2), None)
 
 
+def words(text: str) -> list[str]:
+    """The words of ``text`` as a question means them: the segmenter's tokens with a separable
+    verb made whole (报了名 -> 报名), an ordinal and its measure word joined (第一 + 棒) and a
+    fee kept with its word (垃圾处理 + 费)."""
+    return _with_suffixes(_with_ordinals(_with_separable(segment(text))))
+
+
 def content_terms(text: str) -> list[Term]:
     """The subject-matter words of ``text`` in order, without stopwords, numbers, single Chinese
     characters and duplicates."""
@@ -311,7 +318,7 @@ def content_terms(text: str) -> list[Term]:
 def _content_terms(text: str, generation: int) -> tuple[Term, ...]:
     seen: set[str] = set()
     terms: list[Term] = []
-    for tok in _with_suffixes(_with_ordinals(_with_separable(segment(text)))):
+    for tok in words(text):
         low = tok.lower()
         if re.fullmatch(r"[\d.,]+", low):
             continue

@@ -17,7 +17,7 @@ from collections.abc import Mapping, Sequence
 from agentic_rag.agents.reasoner.compose import render
 from agentic_rag.agents.reasoner.question import carries
 from agentic_rag.text.stopwords import GAP_ZH, QUESTION_EN, QUESTION_ZH
-from agentic_rag.text.terms import Term, content_terms, segment
+from agentic_rag.text.terms import Term, content_terms, words
 from agentic_rag.types import Answer, RouteDecision, TraceEvent
 
 __all__ = ["MAX_MISSING_SHARE", "answer", "gap_phrase", "part_missing", "verdict"]
@@ -64,7 +64,7 @@ def gap_phrase(question: str, terms: Sequence[Term], lang: str, topic: str) -> s
     keys = {t.key for t in terms}
     tokens: list[str] = []
     for piece in re.split(r"[^\w\s'\-]+", question):
-        tokens.extend(segment(piece) + [""])  # punctuation ends a phrase
+        tokens.extend(words(piece) + [""])  # punctuation ends a phrase
     runs: list[list[str]] = []
     run: list[str] = []
     for tok in tokens + [""]:
