@@ -35,7 +35,18 @@ class Table(_Frozen):
     rows: list[list[str]]
 
 
-class DocMeta(_Frozen):
+class _Dated:
+    """What a document's dates say, for its metadata and each of its chunks (both have
+    ``publish_date`` and ``effective_date`` fields)."""
+
+    @property
+    def version_date(self) -> dt.date | None:
+        """The date that orders versions of one document: its publication date, else the date
+        it takes effect (a handbook page's front matter often gives only ``effective_date``)."""
+        return self.publish_date or self.effective_date  # type: ignore[attr-defined]
+
+
+class DocMeta(_Dated, _Frozen):
     """Metadata of one document; every field can be overridden by a sidecar or jsonl ``meta``."""
 
     title: str = ""
@@ -53,12 +64,6 @@ class DocMeta(_Frozen):
     #: anything else the user supplied (place, category, ...), usable in filters
     extra: dict[str, Any] = Field(default_factory=dict)
 
-    @property
-    def version_date(self) -> dt.date | None:
-        """The date that orders versions of one document: its publication date, else the date
-        it takes effect (a handbook page's front matter often gives only ``effective_date``)."""
-        return self.publish_date or self.effective_date
-
 
 class Document(_Frozen):
     """One ingested source document."""
@@ -70,7 +75,7 @@ class Document(_Frozen):
     meta: DocMeta
 
 
-class Chunk(_Frozen):
+class Chunk(_Dated, _Frozen):
     """One clause (or a piece of a long clause) of a document, with its document metadata."""
 
     chunk_id: str
@@ -95,12 +100,6 @@ class Chunk(_Frozen):
     status: DocStatus = "active"
     language: str = "zh"
     extra: dict[str, Any] = Field(default_factory=dict)
-
-    @property
-    def version_date(self) -> dt.date | None:
-        """The date that orders versions of one document: its publication date, else the date
-        it takes effect (a handbook page's front matter often gives only ``effective_date``)."""
-        return self.publish_date or self.effective_date
 
     def is_version(self, pinned: str | int) -> bool:
         """Whether this chunk belongs to the version a question pins ("2023" in "按照2023年的规定"):

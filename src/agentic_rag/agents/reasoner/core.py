@@ -1520,11 +1520,11 @@ def _sentences_of(chunk: Chunk, lang: str, lists: bool = False) -> list[_Sentenc
             continue  # the document's title, number, issuer and date lines state no rule
         if _is_page_chrome(shown):
             continue  # a web page's menus, bylines and footers state nothing
-        line_start = text.rfind("\n", 0, s) + 1
         if run_in and "\n" in text[run_in_end:s]:
             run_in = ""
+        line_start, line_end = text.rfind("\n", 0, s) + 1, text.find("\n", e)
         if _RUN_IN.fullmatch(shown) and not text[line_start:s].strip() and text[e:e + 1] in ".:" \
-                and text[e + 1:text.find("\n", e) if "\n" in text[e:] else len(text)].strip():
+                and text[e + 1:line_end if line_end >= 0 else len(text)].strip():
             # a run-in heading ("- **Flexible working.** You may ask ...", "1. Notice. Tell ..."):
             # the context of the sentences after it on its line, not a statement
             run_in, run_in_end, run_in_item = shown, e, bool(LIST_ITEM.match(quote))
@@ -1722,23 +1722,21 @@ def _referenced_chunks(sentence: str, chunk: Chunk, evidence: Sequence[Evidence]
     document (or of the named 《document》), Section 6 -> section 6."""
     out: list[Chunk] = []
     for m in _REF.finditer(sentence):
+        cue = m.group("cue") or m.group("encue") or m.group("apcue")
+        if not cue or strong_only and not _STRONG_CUE.fullmatch(cue.strip()):
+            continue
+        title = m.group("title")
         if m.group("no"):
-            if not m.group("cue") or strong_only and not _STRONG_CUE.fullmatch(m.group("cue")):
-                continue
             no = cn_to_int(m.group("no"))
             if no is None:
                 continue
             want = f"{no}-{cn_to_int(m.group('sub'))}" if m.group("sub") else str(no)
-            title = m.group("title")
         elif m.group("apno"):  # "listed in Appendix A", "详见附件1": the appendix of that number
-            if not m.group("apcue") or strong_only and not _STRONG_CUE.fullmatch(m.group("apcue").strip()):
-                continue
             no = cn_to_int(m.group("apno"))
-            want, title = (str(no) if no is not None else m.group("apno").upper()), None
+            want = str(no) if no is not None else m.group("apno")
         else:
-            if not m.group("encue") or strong_only and not _STRONG_CUE.fullmatch(m.group("encue").strip()):
-                continue
-            want, title = m.group("enno"), None
+            want = m.group("enno")
+        want = want.lower()
         for e in evidence:
             c = e.chunk
             if c.chunk_id == chunk.chunk_id:
@@ -1751,7 +1749,6 @@ def _referenced_chunks(sentence: str, chunk: Chunk, evidence: Sequence[Evidence]
             if m.group("apno") and c.kind != "appendix":
                 continue
             number = (c.clause_no or "").lower()
-            want = want.lower()
             if (number == want or number.startswith(want + ".")) and c not in out:
                 out.append(c)
     return out[:4]
