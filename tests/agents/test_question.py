@@ -175,6 +175,12 @@ def test_a_time_zone_is_no_place() -> None:
     ("这部纪录片的导演是谁？", "这部纪录片的导演为周晓岚", True),
     ("谁执导了这部纪录片？", "该片由周晓岚执导", True),
     ("全县去年招聘了多少名教师？", "全县去年共招聘了126名教师", True),
+    # a role the question ends on is filled by the name right after it, listed in no dictionary
+    ("这部纪录片的导演", "该片导演韦青近日在首映礼上说，拍摄用了三年", True),
+    ("这部纪录片的编剧是谁？", "编剧邹岚溪表示，剧本改了七稿", True),
+    ("这部纪录片的编剧是谁？", "面对平台的质疑以及编剧的个人想法，他没有让步", False),
+    ("这部纪录片的导演", "导演也透露，续集已在筹备", False),
+    ("这届比赛的主教练是谁", "主教练和队员们一起观看了录像", False),
     ("How much does the ticket cost?", "The ticket costs 20 dollars.", False),  # Chinese frames only
 ])
 def test_a_sentence_fills_the_place_of_the_question_word(question: str, sentence: str, fills: bool) -> None:
@@ -213,3 +219,11 @@ def test_a_thousands_separator_does_not_split_a_question():
     assert split_asks("Who approves a £12,500 purchase at Larkspur, and what form goes with it?") == [
         "Who approves a £12,500 purchase at Larkspur", "what form goes with it"]
     assert analyze("Is a 1,200-euro desk allowed?").asks == 1
+
+
+def test_a_name_after_the_role_asked_carries_the_answer() -> None:
+    # 韦青 is in no dictionary: without the role in front of it, nothing marks it as a name
+    question = "这部纪录片的导演是谁？"
+    assert carries("person", "该片导演韦青近日在首映礼上说", question)
+    assert not carries("person", "该片导演近日在首映礼上说", question)
+

@@ -15,7 +15,7 @@ from typing import Any
 
 from agentic_rag.text.stopwords import NAME_DROP_EN
 
-__all__ = ["QUOTED", "extract_names", "fold", "title_matches", "title_within"]
+__all__ = ["QUOTED", "extract_names", "fold", "opens_with_chinese_name", "title_matches", "title_within"]
 
 # English proper names: capitalized words, joined by a few lowercase connectors ("of", "de", ...)
 # a name word: initials ("J. R."), a few abbreviations ("St."), a capitalized word, or a number;
@@ -37,6 +37,17 @@ _RE_STYLED = re.compile(r",\s(?:[A-Z][\w'’\-]*\s){0,3}(?:of|von|de)\s(?:the\s)
 _RE_REGNAL = re.compile(r",\s[A-Z][\w'’\-]*(?:\s[A-Z][\w'’\-]*){0,2}")
 _ALWAYS_DROP = frozenset({"according", "please"})
 QUOTED = re.compile(r"[\"“]([^\"”]{2,80})[\"”]|《([^》]{1,60})》")
+
+# the hundred commonest Chinese surnames (2020 household-register ranking) but those that are
+# also everyday function words (于, 向, 时, 成, 和 is not among them): a given name is rarely in a
+# dictionary, a surname nearly always leads it (杨冬, 王海鸰)
+_SURNAMES = ("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘蒋蔡余杜叶程苏魏吕丁任沈"
+             "姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔汤")
+#: what cannot open a given name: particles and conjunctions (张的, 马和)
+_NOT_GIVEN = "的了和与及也都在是为将等们被把从向对或"
+_COMPOUND_SURNAMES = ("欧阳", "司马", "诸葛", "上官", "东方", "皇甫", "尉迟", "公孙", "慕容", "令狐", "司徒", "夏侯",
+                      "端木", "宇文", "长孙", "南宫")
+_CHINESE_NAME = re.compile(rf"(?:{'|'.join(_COMPOUND_SURNAMES)}|[{_SURNAMES}])(?![{_NOT_GIVEN}])[\u3400-\u9fff]{{1,2}}")
 
 
 _MONTHS = ("january", "february", "march", "april", "may", "june", "july", "august", "september",
@@ -125,3 +136,23 @@ def fold(s: str) -> str:
     s = unicodedata.normalize("NFKD", s.casefold().replace("’", "'"))
     s = "".join(ch for ch in s if not unicodedata.combining(ch))
     return re.sub(r"\s+", " ", s).strip()
+
+
+def opens_with_chinese_name(text: str) -> bool:
+    """Whether ``text`` begins with a Chinese personal name: a surname, then one or two
+    characters. A given name is rarely in jieba's dictionary, so the segmenter either leaves the
+    name as one unknown word (王海鸰) or splits it into single characters (杨 冬 近日); a
+    dictionary word that starts with a surname character (周末, 高速公路, 王府井) is no name.
+
+        >>> opens_with_chinese_name("杨冬近日接受采访"), opens_with_chinese_name("周末照常开放")
+        (True, False)
+    """
+    from agentic_rag.text.terms import segment, word_tag
+
+    if _CHINESE_NAME.match(text) is None:
+        return False
+    tokens = segment(text[:8])
+    if len(tokens[0]) >= 2:
+        tag = word_tag(tokens[0])
+        return tag is None or tag.startswith("nr")
+    return len(tokens) >= 2 and len(tokens[1]) == 1 and bool(_CHINESE_NAME.match(tokens[0] + tokens[1]))

@@ -290,7 +290,9 @@ def carries(answer_type: AnswerType, sentence: str, question: str = "") -> bool:
     sentence = unstamped(sentence)
     if answer_type == "number" and question:
         return _states_amount(sentence, question)
-    return _carries(answer_type, _without(sentence, question) if question else sentence)
+    # a name in the place of the role asked carries it, known to the dictionary or not (导演杨冬)
+    return _carries(answer_type, _without(sentence, question) if question else sentence) \
+        or bool(question) and answer_type == "person" and fills_slot(sentence, question)
 
 
 #: Chinese question words; a sentence using the one its question uses asks it again
@@ -319,6 +321,8 @@ _COPULA = frozenset({"是", "为", "了", "有"})
 #: particles and time units (2022年录取)
 _NOT_MODIFIER = frozenset("的了在是为和与及也都将年月日号时")
 _GAP = r"[^，。；！？,;!?\n]{1,%d}?"
+#: the rest of a clause after a word, up to its punctuation
+_GAP_WHOLE = r"[^，。；！？,;!?\n]{1,%d}"
 _END = r"(?=[，。；！？,;!?]|$)"
 #: what may stand between a word and the value it is said to have ("售价为98元", "增长达8.1%")
 _LEAD = re.compile(r"^(?:是|为|达到?|约为?|仅为?|共计?|高达|超过|突破|升至|降至|增至|定为|[:：])?\s*")
@@ -332,10 +336,32 @@ _ASIDE = re.compile(r"（[^（）]{1,40}）|\([^()]{1,40}\)")
 
 @dataclass(frozen=True)
 class _Frame:
-    pattern: re.Pattern[str]
+    pattern: re.Pattern[str] | None
     answer_type: str
     #: only the words before the question word frame it: the value must follow them at once
     open_end: bool = False
+    #: the role the question asks to fill, with the rest of its clause: a name right after the
+    #: role fills it too (导演杨冬, 编剧为王某某)
+    role: re.Pattern[str] | None = None
+
+
+def _role_pattern(role: str) -> re.Pattern[str]:
+    return re.compile(f"{re.escape(role)}({_GAP_WHOLE % 20})")
+
+
+def _leads_with_name(gap: str, question: str) -> bool:
+    """Whether ``gap`` opens with a personal name the question does not give: a capitalised or
+    dotted name, a Chinese name (杨冬近日表示), or a word the dictionary tags as one."""
+    from agentic_rag.text.names import opens_with_chinese_name
+    from agentic_rag.text.terms import segment, word_tag
+
+    if _NAME_EN.match(gap) or _DOTTED_NAME.match(gap):
+        return gap.split()[0] not in question
+    first = next((t for t in segment(gap) if not t.isspace()), "")
+    if first and first in question:
+        return False
+    return opens_with_chinese_name(gap) or len(first) >= 2 and bool(re.fullmatch(r"[\u3400-\u9fff]+", first)) \
+        and (word_tag(first) or "").startswith("nr")
 
 
 def fills_slot(sentence: str, question: str) -> bool:
@@ -349,7 +375,11 @@ def fills_slot(sentence: str, question: str) -> bool:
     frame = _frame(question)
     if frame is None:
         return False
-    for m in frame.pattern.finditer(_ASIDE.sub("", sentence)):
+    sentence = _ASIDE.sub("", sentence)
+    if frame.role and any(_leads_with_name(_LEAD.sub("", m.group(1).strip(), count=1), question)
+                          for m in frame.role.finditer(sentence)):
+        return True
+    for m in frame.pattern.finditer(sentence) if frame.pattern is not None else ():
         gap = m.group("gap").strip()
         if not gap or gap in question:
             continue
@@ -373,11 +403,15 @@ def _frame(question: str) -> _Frame | None:
 
     tokens = [t for t in segment(question.strip().rstrip("？?。！! ")) if not t.isspace()]
     at = next((i for i, t in enumerate(tokens) if _WH_ZH.match(t)), None)
-    if at is None:
-        return None
     answer_type = analyze(question).answer_type
     if answer_type not in CONSTRAINING:
         return None  # "是什么类型的游戏": any sentence about the game fills "游戏……"
+    if at is None:
+        # "《某剧》的导演": the role the question ends on, followed by the name (该剧导演杨冬)
+        role = tokens[-1] if tokens else ""
+        if answer_type == "person" and len(role) >= 2 and _PERSON.search(role):
+            return _Frame(None, answer_type, role=_role_pattern(role))
+        return None
     before, after = tokens[:at], tokens[at + 1:]
     if _ASKS_INSTANCE.fullmatch(tokens[at]) and after:
         after = after[1:]  # 什么地方, 哪个国家: the class noun is what the answer is an instance of
@@ -393,7 +427,9 @@ def _frame(question: str) -> _Frame | None:
     if left and right:
         return _Frame(re.compile(f"{re.escape(left)}(?P<gap>{_GAP % 20}){re.escape(right)}"), answer_type)
     if left and len(left) >= 2:  # "起售价是多少": the value that follows the words
-        return _Frame(re.compile(f"{re.escape(left)}(?P<gap>{_GAP % 12}){_END}"), answer_type, open_end=True)
+        # "编剧是谁": also the name right after the role, however the sentence goes on
+        return _Frame(re.compile(f"{re.escape(left)}(?P<gap>{_GAP % 12}){_END}"), answer_type, open_end=True,
+                      role=_role_pattern(left) if answer_type == "person" and not right else None)
     if right and len(right) >= 2:  # "谁执导了……": the name that precedes the word
         return _Frame(re.compile(f"(?:^|[，。；！？,;!?由被])(?P<gap>{_GAP % 12}){re.escape(right)}"), answer_type)
     return None
