@@ -125,6 +125,10 @@ def test_a_person_is_not_named_by_a_title_or_a_phrase_in_quotes() -> None:
     ("全市有几家定点药店", "家"),
     ("补贴多少钱？", None),
     ("试用期几个月？", None),
+    # a count of people asked without a measure word
+    ("今年马拉松的报名人数是多少", "人"),
+    ("本届运动会志愿者数量", "人"),
+    ("全省公交车数量", None),
 ])
 def test_the_unit_a_how_many_question_counts_in(question: str, unit: str | None) -> None:
     assert asked_count_unit(question) == unit
@@ -138,6 +142,12 @@ def test_a_count_of_other_things_is_not_the_count_asked() -> None:
     question = "这所中学今年招收了多少名新生？"
     assert not carries("number", "今年的新生来自12个县区，生源质量稳定。", question)
     assert carries("number", "今年共招收新生860人。", question)
+
+
+def test_a_count_of_people_is_not_answered_by_an_age_or_a_distance() -> None:
+    question = "本届运动会志愿者数量"
+    assert not carries("number", "21岁的志愿者小周负责10公里赛段的补给。", question)
+    assert carries("number", "本届运动会共招募志愿者1260名。", question)
 
 
 def test_a_countdown_in_quotation_marks_is_no_name() -> None:

@@ -502,8 +502,8 @@ def _states_amount(sentence: str, question: str) -> bool:
     stated = extract_quantities(rest)
     found = [q for q in stated if q.kind != "date" and q.raw and q.raw not in question]
     unit = asked_count_unit(question)
-    if unit is not None:  # "有多少人" is not answered by "一辆大巴"
-        found = [q for q in found if q.kind != "count" or q.unit == unit]
+    if unit is not None:  # "有多少人" is not answered by "一辆大巴", nor by "19岁" or "10公里"
+        found = [q for q in found if q.kind == "count" and q.unit == unit or q.kind == "number" and not q.unit]
     found = [q for q in found if not unasked_kind(question, q.kind)]
     if found:
         return True
@@ -604,7 +604,14 @@ def asked_count_unit(question: str) -> str | None:
     place of the question word; None when it names none (多少, 多少钱)."""
     probe = _HOW_MANY.sub(lambda m: "2 " if m.group(0).isascii() else "2", question)
     units = {q.unit for q in extract_quantities(probe) if q.kind == "count" and q.raw.startswith("2")}
+    if not units and _COUNTS_PEOPLE.search(question):
+        return "人"
     return units.pop() if len(units) == 1 else None
+
+
+#: a question that asks how many people without a measure word: 报名人数, 运动员数量, 参赛者总数
+#: (a noun for people ends in 员, 者, 生, 手, 客, 民, 工, 人 ...)
+_COUNTS_PEOPLE = re.compile(r"人数|[\u4e00-\u9fff](?:员|者|生|手|客|民|工|人|师|兵)的?(?:数量|数目|总数)")
 
 
 @lru_cache(maxsize=16384)
