@@ -458,6 +458,9 @@ def test_single_hop_english_question_about_a_named_company_stays_one_round(store
     ("王小明的母亲是哪一年去世的？", True),
     ("Who is the director of Blue Night?", False),
     ("王小明的母亲是谁？", False),
+    ("《归途》的导演", False),                # the relation the question ends on, no question word
+    ("《归途》的导演和编剧分别是谁？", False),  # two relations of the film itself
+    ("《归途》的导演出生在哪里？", True),
     ("What are the standard working hours at Harbor Loom Ltd?", False),
     ("Who won the 2022 Harbour Poetry Prize?", False),
     ("What was Harbor Loom's revenue in 2023?", False),

@@ -151,8 +151,10 @@ _RE_CLAUSE_EN = re.compile(
 _RE_RELATED_EN = re.compile(
     r"(?:\b[A-Z][\w.\-]*|\))['’]s\s+[a-z]|"
     r"\bthe\s+[a-z]+(?:\s+of\s+[a-z]+)?\s+of\s+(?:the\s+)?(?:[a-z]+\s+)?[A-Z]")
-_RE_DIRECT_ZH = re.compile(r"^(?:[^的，,？?]{1,30})的(?P<rel>[\u4e00-\u9fff]{1,4})(?:是|为)(?:谁|什么|哪位|哪个|何人)[？?]?$|"
-                           r"^谁是(?:[^的，,？?]{1,30})的(?P<rel2>[\u4e00-\u9fff]{1,4})[？?]?$")
+# "X的导演是谁", "X的导演", "X的导演和编剧分别是谁", "谁是X的导演": relations of X itself
+_ZH_RELS = r"[\u4e00-\u9fff]{1,4}(?:[和及与、][\u4e00-\u9fff]{1,4})*"
+_RE_DIRECT_ZH = re.compile(rf"^(?:[^的，,？?]{{1,30}})的(?P<rel>{_ZH_RELS}?)(?:分别)?(?:(?:是|为)(?:谁|什么|哪位|哪个|何人))?"
+                           rf"[？?]?$|^谁是(?:[^的，,？?]{{1,30}})的(?P<rel2>{_ZH_RELS})[？?]?$")
 
 
 def needs_hop(question: str, rels: Sequence[str] | None = None) -> bool:
@@ -170,7 +172,7 @@ def needs_hop(question: str, rels: Sequence[str] | None = None) -> bool:
         return True
     if any(r in _ZH_RELATIONS for r in rels):
         zh = _RE_DIRECT_ZH.match(question.strip())
-        return not zh or (zh.group("rel") or zh.group("rel2")) not in rels
+        return not zh or not all(r in (zh.group("rel") or zh.group("rel2")) for r in rels)
     if rels and not _relational(question, rels[0]):
         rels = []  # "a lost company laptop", "a team offsite": the word names no relation here
     ask = _RE_ASK_EN.match(question)
