@@ -322,6 +322,7 @@ class AgentRuntime:
         back to the default route, and its proposal is validated by the Router."""
         with run.tracer.timed() as ms:
             route = self.router.route(question)
+        base_query = route.query or route.question
         if route.fallback and run.llm is not None:
             try:
                 out = structured(run.llm, prompts.router_messages(question, _intents(self.router)),
@@ -335,6 +336,14 @@ class AgentRuntime:
                                                  f"schema, not the question: the rules' route stands")
                 elif not proposed.fallback:
                     route = proposed
+                    query, lost = query_keeping_terms(base_query, proposed.query)
+                    if lost:
+                        # a model that shortens the question (cuts it mid-word, drops "what city")
+                        # searches for something else; what it adds is kept, what it drops is not
+                        route = route.model_copy(update={"query": query})
+                        run.tracer.fallback("route", f"the LLM's query {proposed.query[:60]!r} drops "
+                                                     f"{', '.join(lost[:3])}: the rules' query stands, "
+                                                     f"with the words it added", args={"query": query})
                 else:
                     run.tracer.fallback("route", "LLM route below the confidence threshold")
         run.tracer.emit("route", duration_ms=ms(), confidence=route.confidence,
@@ -979,6 +988,27 @@ def _route_from_llm(question: str, base: RouteDecision, out: prompts.RouterOutpu
     return base.model_copy(update={"intent": intent or base.intent, "slots": slots, "query": out.query,
                                    "version": out.version or base.version, "confidence": out.confidence,
                                    "fallback": False})
+
+
+def query_keeping_terms(rules_query: str, proposed: str) -> tuple[str, list[str]]:
+    """(the query to search, the key terms of ``rules_query`` that ``proposed`` lost). A proposed
+    query that keeps every key term of the rules' query is searched as it is; otherwise the
+    rules' query is, followed by the words ``proposed`` adds to it (a rewrite may add the
+    documents' words for a colloquial one, but a query without the question's own words finds
+    passages about something else)."""
+    mine = set(key_terms(rules_query))
+    theirs = set(key_terms(proposed))
+    lost = [t for t in key_terms(rules_query) if t not in theirs]
+    if not lost:
+        return proposed, []
+    added: list[str] = []
+    for word in proposed.split():
+        terms = key_terms(word)
+        new = [t for t in terms if t not in mine]
+        if new:
+            added.append(word if len(terms) == 1 else " ".join(new))
+            mine.update(new)
+    return " ".join([rules_query, *added]), lost
 
 
 _MARKERS = re.compile(r"\[\d+\]|\[[\w.-]+:[\w.-]+:\d+\]")  # [1] or [doc:clause:n] a model copied
