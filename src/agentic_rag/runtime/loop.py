@@ -38,9 +38,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from agentic_rag.runtime import prompts
+from agentic_rag.agents.reasoner.question import analyze, carries
 from agentic_rag.agents.sufficiency import Sufficiency, anchors, key_terms, sufficiency_rules
 from agentic_rag.runtime.gates import (Gates, citation_of, compose_text, echoes_schema, fitted, named_in_sources,
-                                      normalize_query, plan_rules)
+                                       names_terms, normalize_query, plan_rules)
 from agentic_rag.models.llm import LLM, LLMCall, LLMFallback, MeteredLLM, redact, structured
 from agentic_rag.runtime.memory import QueryRecord, SessionState
 from agentic_rag.runtime.tools import Observation, StructuredQueries, ToolRegistry, builtin_tools
@@ -431,8 +432,9 @@ class AgentRuntime:
                 run.retrieval.add_fact(_first_sentence(text), [top.chunk_id])
         run.observations = [*run.observations[-2:], obs]
 
-    def _reason(self, run: _Run, route: RouteDecision) -> tuple[Answer, list[Evidence]]:
-        evidence = run.retrieval.ranked(self.limits.k)
+    def _reason(self, run: _Run, route: RouteDecision,
+                evidence: list[Evidence] | None = None) -> tuple[Answer, list[Evidence]]:
+        evidence = run.retrieval.ranked(self.limits.k) if evidence is None else evidence
         with run.tracer.timed() as ms:
             # route.question is the standalone form of a follow-up ("那申请期限呢？" in context)
             answer = self.reasoner.reason(route.question or run.question, route, evidence)
@@ -446,6 +448,10 @@ class AgentRuntime:
     # ------------------------------------------------------------------ pipeline
     def _pipeline(self, run: _Run, route: RouteDecision) -> Answer:
         missing = ""
+        #: the evidence the rules stopped at, when the LLM's INSUFFICIENT overruled them, and
+        #: what the LLM said was missing there
+        stopped_at: list[Evidence] | None = None
+        claim = ""
         for _ in range(self.limits.max_rounds):
             if self._past_deadline(run, route):
                 break
@@ -470,6 +476,9 @@ class AgentRuntime:
                 run.retrieval.gaps.clear()
                 break
             missing = suff.missing_element(route)
+            overruled = run.gates.overruled
+            if stopped_at is None and overruled is not None and overruled.confidence >= self._sufficiency_bar():
+                stopped_at, claim = run.retrieval.ranked(self.limits.k), missing
             run.retrieval.set_gap(missing)
             if run.llm is not None and run.llm.unavailable() and "budget" in (run.llm.unavailable() or ""):
                 run.cap = run.llm.unavailable()
@@ -478,12 +487,30 @@ class AgentRuntime:
             run.cap = f"retrieval round cap ({self.limits.max_rounds})"
         run.checkpoint()
         self._past_deadline(run, route)  # recorded even when the last round ended on its own
-        answer, evidence = self._reason(run, route)
+        answer, evidence = self._reason(run, route, self._vindicated(run, stopped_at, claim))
         if answer.status == "abstained" and evidence and run.llm is not None and self.limits.reflection > 0:
             written = self._write_over_abstention(run, answer, evidence)
             if written is not None:
                 return written
         return self._verify(run, answer, evidence)
+
+    def _vindicated(self, run: _Run, stopped_at: list[Evidence] | None, claim: str) -> list[Evidence] | None:
+        """The evidence the Reasoner answers from when the LLM's INSUFFICIENT overruled the
+        rules' SUFFICIENT: all of it when the searches that followed found what the LLM said was
+        missing (``claim``), else the evidence the rules had stopped at (``stopped_at``) — a
+        wrong INSUFFICIENT brings in passages about something else, and the Reasoner must not
+        answer from those where the rules had enough."""
+        if stopped_at is None:
+            return None
+        known = {e.chunk_id for e in stopped_at}
+        added = [e for e in run.retrieval.ranked(self.limits.k) if e.chunk_id not in known]
+        if not added or names_terms(claim, added):
+            return None
+        run.tracer.fallback("sufficiency", f"the LLM called {claim!r} missing where the rules found enough, "
+                                           f"and the searches it asked for did not find it: the Reasoner "
+                                           f"answers from the evidence the rules stopped at",
+                            evidence_ids=[e.chunk_id for e in added])
+        return stopped_at
 
     def _write_over_abstention(self, run: _Run, answer: Answer, evidence: list[Evidence]) -> Answer | None:
         """The one place the pipeline asks the LLM to write: the Reasoner found passages but no
@@ -507,8 +534,16 @@ class AgentRuntime:
             run.tracer.fallback("write", f"the LLM's answer cites no source naming {missing[0]!r}: "
                                          f"the Reasoner's abstention stands")
             return None
+        asked = analyze(route.question).answer_type
+        if not any(carries(asked, s.text, route.question) for s in draft.sentences):
+            # the Reasoner abstained because no sentence states what is asked (a number, a
+            # date); a written sentence that states none does not answer either
+            run.tracer.fallback("write", f"the LLM's answer states no {asked.replace('_', ' ')}, which the "
+                                         f"question asks for: the Reasoner's abstention stands")
+            return None
         checked = run.gates.verify(draft, evidence, written_by_llm=True)
-        if checked.sentences and all(s.supported for s in checked.sentences):
+        if checked.sentences and all(s.supported for s in checked.sentences) \
+                and any(carries(asked, s.text, route.question) for s in checked.sentences):
             return checked
         run.tracer.fallback("write", "the LLM's answer failed verification: the Reasoner's abstention stands",
                             args={"unsupported": [s.text for s in checked.sentences if not s.supported]})
