@@ -10,6 +10,7 @@ import time
 import pytest
 
 from agentic_rag.runtime import Session
+from tests.runtime.conftest import MiniReasoner
 
 ANSWERABLE = "住院报销比例是多少？"
 CLAUSE = "某市职工医疗保障办法第十二条规定的申请期限是多久？"
@@ -214,3 +215,46 @@ def test_the_pipeline_writer_answers_over_an_abstention_only_from_sources_on_the
     else:  # grounded, but about another matter: the abstention stands, and says why
         assert answer.status == "abstained" and "申请材料" not in answer.text
         assert any("cites no source naming" in e.fallback for e in events(answer, "fallback", "write"))
+
+
+def test_a_written_answer_that_states_no_number_does_not_replace_an_abstention(make_runtime, script):
+    # grounded and on the question's matter, but the question asks for a rate and the
+    # sentence gives none: the Reasoner abstained for exactly that reason
+    llm = script({"SufficiencyJudgement": {"coverage": 5, "timeliness": 5, "authority": 4, "verdict": "SUFFICIENT"},
+                  "AnswerDraft": {"sentences": [{"text": "参保职工住院发生的政策范围内医疗费用可以报销。",
+                                                 "citations": ["1"]}]},
+                  "Verification": {"unsupported": []}})
+    rt, _ = make_runtime(llm=llm, reasoner=AbstainingReasoner())
+    answer = Session(rt).ask(ANSWERABLE)
+    assert answer.status == "abstained"
+    assert any("states no number" in e.fallback for e in events(answer, "fallback", "write"))
+
+
+# ---------------------------------------------------------------- an INSUFFICIENT over the rules
+
+class RecordingReasoner(MiniReasoner):
+    """The minimal Reasoner, remembering the evidence it was last given."""
+
+    def reason(self, question, route, evidence):
+        self.seen = [e.chunk_id for e in evidence]
+        return super().reason(question, route, evidence)
+
+
+@pytest.mark.parametrize("missing, query, used", [
+    ("生育津贴标准", "异地就医 备案 平台", False),  # the search finds other matters, not what was "missing"
+    ("异地就医备案", "异地就医 备案 平台", True),  # the search finds what was missing
+])
+def test_an_insufficient_verdict_over_the_rules_must_find_what_it_says_is_missing(
+        make_runtime, script, missing, query, used):
+    llm = script({"SufficiencyJudgement": [{"coverage": 2, "timeliness": 4, "authority": 4,
+                                            "verdict": "INSUFFICIENT", "missing": missing},
+                                           {"coverage": 5, "timeliness": 5, "authority": 5,
+                                            "verdict": "SUFFICIENT", "missing": ""}],
+                  "RetrievalPlan": {"queries": [query]},
+                  "Verification": {"unsupported": []}})
+    reasoner = RecordingReasoner()
+    rt, retriever = make_runtime(llm=llm, reasoner=reasoner, k=5)
+    answer = Session(rt).ask(ANSWERABLE)
+    assert query in retriever.queries
+    assert ("medins2024:a15:0" in reasoner.seen) is used
+    assert bool([e for e in events(answer, "fallback", "sufficiency") if "did not find it" in e.fallback]) is not used

@@ -290,6 +290,33 @@ def test_a_route_or_plan_copied_from_the_output_schema_is_not_searched(make_runt
     assert answer.status == "answered" and answer.citations[0].chunk_id == "medins2024:a10:0"
 
 
+def test_an_llm_route_that_cuts_words_from_the_question_searches_the_rules_query(make_runtime, script,
+                                                                                 unsure_router):
+    # a model that shortens the question mid-way ("...per night for business trips" lost)
+    # would search for something else: its added words are kept, the lost ones come back
+    question = "How much are hotel costs reimbursed per night for business trips?"
+    llm = script({"RouterOutput": {"intent": ["general"], "query": "How much are hotel costs reimbursed pe",
+                                   "entities": ["Travel Expense Policy"], "confidence": 0.9},
+                  "SufficiencyJudgement": {"coverage": 5, "timeliness": 5, "authority": 5,
+                                           "verdict": "SUFFICIENT", "missing": ""},
+                  "Verification": {"unsupported": []}})
+    rt, retriever = make_runtime(llm=llm, router_=unsure_router)
+    answer = Session(rt).ask(question)
+    route = events(answer, "route")[0]
+    assert "night" in route.args["query"] and "business" in route.args["query"]
+    assert retriever.queries[0] == route.args["query"]
+    reasons = {e.tool: e.fallback for e in events(answer, "fallback")}
+    assert "drops" in reasons["route"]
+
+
+def test_an_llm_route_query_that_keeps_the_question_words_is_searched_as_it_is():
+    from agentic_rag.runtime.loop import query_keeping_terms
+
+    assert query_keeping_terms("住院报销比例是多少", "住院 报销 比例 2024年") == ("住院 报销 比例 2024年", [])
+    query, lost = query_keeping_terms("hotel costs per night", "hotel costs Shanghai")
+    assert lost and query == "hotel costs per night Shanghai"
+
+
 def test_a_plan_keeps_its_real_queries_when_one_is_blank_or_copies_the_schema(make_runtime, script):
     llm = script({"RetrievalPlan": {"queries": ["  ", "maxLength", "住院 报销 比例 修订"]},
                   "SufficiencyJudgement": {"coverage": 2, "timeliness": 3, "authority": 3,

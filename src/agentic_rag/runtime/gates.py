@@ -28,6 +28,7 @@ from agentic_rag.models.llm import LLM, LLMFallback, json_schema, structured
 from agentic_rag.runtime import prompts
 from agentic_rag.agents.reasoner.factcheck import sentence_supported
 from agentic_rag.agents.sufficiency import Sufficiency, anchors, key_terms, sufficiency_rules
+from agentic_rag.text.tokenize import tokenize
 from agentic_rag.types import Answer, AnswerSentence, Citation, Evidence, RouteDecision
 
 if TYPE_CHECKING:  # the runtime imports this module; only the type is needed here
@@ -57,6 +58,9 @@ class Gates:
         #: the Reasoner's sentence-level fact check (``Reasoner.verify``), the rules of gate 4
         self.fact_check = fact_check
         self.declined_by_llm = False
+        #: the rules' SUFFICIENT that the LLM's INSUFFICIENT overruled in the last sufficiency
+        #: round (the runtime checks that the searches it asks for find what it said was missing)
+        self.overruled: Sufficiency | None = None
         self._terms: dict[str, list[str]] = {}
 
     def key_terms(self, text: str) -> list[str]:
@@ -133,6 +137,7 @@ class Gates:
         clause, person or year) is never "all covered": its terms alone say little."""
         focus = self.key_terms(route.query or route.question)
         rules = sufficiency_rules(route, evidence, terms=focus)
+        self.overruled = None
         if self.llm is None or not evidence:
             self._emit_sufficiency(rules, 0.0, evidence)
             return rules
@@ -151,6 +156,7 @@ class Gates:
                                  args={"verdict": rules.verdict, "missing": rules.missing})
             return rules
         judged = Sufficiency(**out.model_dump(), source="llm")
+        self.overruled = rules if not judged.sufficient and rules.sufficient else None
         if judged.sufficient and not rules.sufficient:
             # a wrong SUFFICIENT ends the search before the answer is found and nothing after it
             # can tell; a wrong INSUFFICIENT costs one narrower round. So the model may ask for
@@ -322,6 +328,19 @@ def named_in_sources(anchor: str, evidence: Sequence[Evidence]) -> bool:
     a = anchor.lower()
     return any(a in f"{c.title} {c.clause or ''} {c.text} {c.publish_date or ''} {c.effective_date or ''} "
                     f"{c.version or ''}".lower() for c in (e.chunk for e in evidence))
+
+
+def names_terms(text: str, evidence: Sequence[Evidence]) -> bool:
+    """Whether the sources (title, clause, text) name at least half of the key terms of
+    ``text`` (a missing element a model named): a term counts when it is one of their search
+    terms, compared as the index compares them (stems: "universities" is named by
+    "university"), or appears in them verbatim."""
+    terms = key_terms(text)
+    if not terms:
+        return False
+    body = " ".join(f"{e.chunk.title} {e.chunk.clause or ''} {e.chunk.text}" for e in evidence)
+    seen, lowered = set(tokenize(body)), body.lower()
+    return 2 * sum(t in seen or t.lower() in lowered for t in terms) >= len(terms)
 
 
 def _decision(flag: bool) -> str:

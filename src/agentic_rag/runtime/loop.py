@@ -38,9 +38,10 @@ from typing import Any, Literal
 from pydantic import BaseModel, Field
 
 from agentic_rag.runtime import prompts
+from agentic_rag.agents.reasoner.question import analyze, carries
 from agentic_rag.agents.sufficiency import Sufficiency, anchors, key_terms, sufficiency_rules
 from agentic_rag.runtime.gates import (Gates, citation_of, compose_text, echoes_schema, fitted, named_in_sources,
-                                      normalize_query, plan_rules)
+                                       names_terms, normalize_query, plan_rules)
 from agentic_rag.models.llm import LLM, LLMCall, LLMFallback, MeteredLLM, redact, structured
 from agentic_rag.runtime.memory import QueryRecord, SessionState
 from agentic_rag.runtime.tools import Observation, StructuredQueries, ToolRegistry, builtin_tools
@@ -322,6 +323,7 @@ class AgentRuntime:
         back to the default route, and its proposal is validated by the Router."""
         with run.tracer.timed() as ms:
             route = self.router.route(question)
+        base_query = route.query or route.question
         if route.fallback and run.llm is not None:
             try:
                 out = structured(run.llm, prompts.router_messages(question, _intents(self.router)),
@@ -335,6 +337,14 @@ class AgentRuntime:
                                                  f"schema, not the question: the rules' route stands")
                 elif not proposed.fallback:
                     route = proposed
+                    query, lost = query_keeping_terms(base_query, proposed.query)
+                    if lost:
+                        # a model that shortens the question (cuts it mid-word, drops "what city")
+                        # searches for something else; what it adds is kept, what it drops is not
+                        route = route.model_copy(update={"query": query})
+                        run.tracer.fallback("route", f"the LLM's query {proposed.query[:60]!r} drops "
+                                                     f"{', '.join(lost[:3])}: the rules' query stands, "
+                                                     f"with the words it added", args={"query": query})
                 else:
                     run.tracer.fallback("route", "LLM route below the confidence threshold")
         run.tracer.emit("route", duration_ms=ms(), confidence=route.confidence,
@@ -422,8 +432,9 @@ class AgentRuntime:
                 run.retrieval.add_fact(_first_sentence(text), [top.chunk_id])
         run.observations = [*run.observations[-2:], obs]
 
-    def _reason(self, run: _Run, route: RouteDecision) -> tuple[Answer, list[Evidence]]:
-        evidence = run.retrieval.ranked(self.limits.k)
+    def _reason(self, run: _Run, route: RouteDecision,
+                evidence: list[Evidence] | None = None) -> tuple[Answer, list[Evidence]]:
+        evidence = run.retrieval.ranked(self.limits.k) if evidence is None else evidence
         with run.tracer.timed() as ms:
             # route.question is the standalone form of a follow-up ("那申请期限呢？" in context)
             answer = self.reasoner.reason(route.question or run.question, route, evidence)
@@ -437,6 +448,10 @@ class AgentRuntime:
     # ------------------------------------------------------------------ pipeline
     def _pipeline(self, run: _Run, route: RouteDecision) -> Answer:
         missing = ""
+        #: the evidence the rules stopped at, when the LLM's INSUFFICIENT overruled them, and
+        #: what the LLM said was missing there
+        stopped_at: list[Evidence] | None = None
+        claim = ""
         for _ in range(self.limits.max_rounds):
             if self._past_deadline(run, route):
                 break
@@ -461,6 +476,9 @@ class AgentRuntime:
                 run.retrieval.gaps.clear()
                 break
             missing = suff.missing_element(route)
+            overruled = run.gates.overruled
+            if stopped_at is None and overruled is not None and overruled.confidence >= self._sufficiency_bar():
+                stopped_at, claim = run.retrieval.ranked(self.limits.k), missing
             run.retrieval.set_gap(missing)
             if run.llm is not None and run.llm.unavailable() and "budget" in (run.llm.unavailable() or ""):
                 run.cap = run.llm.unavailable()
@@ -469,12 +487,30 @@ class AgentRuntime:
             run.cap = f"retrieval round cap ({self.limits.max_rounds})"
         run.checkpoint()
         self._past_deadline(run, route)  # recorded even when the last round ended on its own
-        answer, evidence = self._reason(run, route)
+        answer, evidence = self._reason(run, route, self._vindicated(run, stopped_at, claim))
         if answer.status == "abstained" and evidence and run.llm is not None and self.limits.reflection > 0:
             written = self._write_over_abstention(run, answer, evidence)
             if written is not None:
                 return written
         return self._verify(run, answer, evidence)
+
+    def _vindicated(self, run: _Run, stopped_at: list[Evidence] | None, claim: str) -> list[Evidence] | None:
+        """The evidence the Reasoner answers from when the LLM's INSUFFICIENT overruled the
+        rules' SUFFICIENT: all of it when the searches that followed found what the LLM said was
+        missing (``claim``), else the evidence the rules had stopped at (``stopped_at``) — a
+        wrong INSUFFICIENT brings in passages about something else, and the Reasoner must not
+        answer from those where the rules had enough."""
+        if stopped_at is None:
+            return None
+        known = {e.chunk_id for e in stopped_at}
+        added = [e for e in run.retrieval.ranked(self.limits.k) if e.chunk_id not in known]
+        if not added or names_terms(claim, added):
+            return None
+        run.tracer.fallback("sufficiency", f"the LLM called {claim!r} missing where the rules found enough, "
+                                           f"and the searches it asked for did not find it: the Reasoner "
+                                           f"answers from the evidence the rules stopped at",
+                            evidence_ids=[e.chunk_id for e in added])
+        return stopped_at
 
     def _write_over_abstention(self, run: _Run, answer: Answer, evidence: list[Evidence]) -> Answer | None:
         """The one place the pipeline asks the LLM to write: the Reasoner found passages but no
@@ -498,8 +534,16 @@ class AgentRuntime:
             run.tracer.fallback("write", f"the LLM's answer cites no source naming {missing[0]!r}: "
                                          f"the Reasoner's abstention stands")
             return None
+        asked = analyze(route.question).answer_type
+        if not any(carries(asked, s.text, route.question) for s in draft.sentences):
+            # the Reasoner abstained because no sentence states what is asked (a number, a
+            # date); a written sentence that states none does not answer either
+            run.tracer.fallback("write", f"the LLM's answer states no {asked.replace('_', ' ')}, which the "
+                                         f"question asks for: the Reasoner's abstention stands")
+            return None
         checked = run.gates.verify(draft, evidence, written_by_llm=True)
-        if checked.sentences and all(s.supported for s in checked.sentences):
+        if checked.sentences and all(s.supported for s in checked.sentences) \
+                and any(carries(asked, s.text, route.question) for s in checked.sentences):
             return checked
         run.tracer.fallback("write", "the LLM's answer failed verification: the Reasoner's abstention stands",
                             args={"unsupported": [s.text for s in checked.sentences if not s.supported]})
@@ -979,6 +1023,27 @@ def _route_from_llm(question: str, base: RouteDecision, out: prompts.RouterOutpu
     return base.model_copy(update={"intent": intent or base.intent, "slots": slots, "query": out.query,
                                    "version": out.version or base.version, "confidence": out.confidence,
                                    "fallback": False})
+
+
+def query_keeping_terms(rules_query: str, proposed: str) -> tuple[str, list[str]]:
+    """(the query to search, the key terms of ``rules_query`` that ``proposed`` lost). A proposed
+    query that keeps every key term of the rules' query is searched as it is; otherwise the
+    rules' query is, followed by the words ``proposed`` adds to it (a rewrite may add the
+    documents' words for a colloquial one, but a query without the question's own words finds
+    passages about something else)."""
+    mine = set(key_terms(rules_query))
+    theirs = set(key_terms(proposed))
+    lost = [t for t in key_terms(rules_query) if t not in theirs]
+    if not lost:
+        return proposed, []
+    added: list[str] = []
+    for word in proposed.split():
+        terms = key_terms(word)
+        new = [t for t in terms if t not in mine]
+        if new:
+            added.append(word if len(terms) == 1 else " ".join(new))
+            mine.update(new)
+    return " ".join([rules_query, *added]), lost
 
 
 _MARKERS = re.compile(r"\[\d+\]|\[[\w.-]+:[\w.-]+:\d+\]")  # [1] or [doc:clause:n] a model copied
