@@ -168,6 +168,7 @@ def test_a_sentence_that_asks_the_question_again_answers_nothing() -> None:
     assert not carries("other", "以上就是这款路由器是什么芯片的全部内容。", question)
     assert carries("other", "这款路由器采用联发科MT7981芯片。", question)
     assert not restates_question("几乎所有型号都支持WiFi 6。", "这款路由器有几根天线")
+    assert not restates_question("这段城墙谁都知道有多重要。", "这段城墙是谁修的")
 
 
 def test_a_time_zone_is_no_place() -> None:

@@ -604,3 +604,18 @@ def test_a_penalty_for_breaking_a_clause_brings_the_clause_that_states_the_duty(
                         **rules)
     answer = ask("物业巡查小区时，发现充电桩设置在哪些地方要劝阻？", ev(patrol, duty))
     assert "地下车库、消防通道、楼梯间" in answer.text, answer.text
+
+
+def test_an_over_long_sentence_is_quoted_by_the_clauses_that_answer():
+    # one "sentence" of a feature story: a quotation runs over its full stops, and the name asked
+    # comes after twelve clauses about something else
+    story = ("“我们先把城墙修到第三段，再回头补第一段，”老匠人笑着说，“那年雨水多，砖坯晾不干，"
+             "窑火一停就是半个月，大家只好去山里砍柴，一担一担往回挑，手上全是血泡，可没有一个人喊累，"
+             "因为谁都知道这段城墙要守住整个镇子的粮仓，”说到这里，他停了很久，"
+             "如今修复工程已经完工，纪录片《砖语》的导演韦远舟把这段往事拍进了片尾。")
+    chunk = make_chunk("doc", "1", story, title="古城墙修复纪事", published=dt.date(2024, 3, 1), authority="江州日报")
+    answer = ask("纪录片《砖语》的导演是谁？", ev(chunk))
+    text = answer.text.split("[1]")[0]
+    assert "导演韦远舟" in text and len(text) <= 150, answer.text
+    assert text.startswith("……"), answer.text  # what is left out is marked
+    assert answer.citations[0].quote in story  # the citation still quotes the source verbatim

@@ -10,6 +10,9 @@ MAX_SENTENCES = 4
 MAX_EVIDENCE = 20
 #: sentences longer than this are cut to their relevant segments (characters)
 LONG_SENTENCE = {"zh": 60, "en": 110}
+#: a quote still longer than this after that keeps only the clauses that answer (characters; a
+#: single fact's answer stays within about 200)
+QUOTE_CAP = {"zh": 150, "en": 260}
 #: two sentences of different documents this alike (character-bigram Jaccard) are versions of
 #: one rule: the other document's wording is weighed for conflicts whatever it scores
 VERSION_ALIKE = 0.45

@@ -873,7 +873,7 @@ class Reasoner:
         lead = ""
         for s in _dedupe_sentences(chosen):
             n = cite(s.chunk, s.quote, s.offset)
-            shown = _trim(s, lang)
+            shown = _trim(s, lang, question)
             # the next item of the same list goes on without its introducing line again
             shown, lead = (shown[len(s.lead):] if s.lead and s.lead == lead else shown), s.lead
             text = f"{shown}[{n}]"
@@ -1599,20 +1599,61 @@ def _row_line(text: str, cells: list[str]) -> str:
     return ""
 
 
-def _trim(s: _Sentence, lang: str) -> str:
+def _trim(s: _Sentence, lang: str, question: str = "") -> str:
     """A long sentence cut to its semicolon clauses that mention question words. Only whole
-    clauses are dropped (never the parts of one), so what is kept still says what it said."""
+    clauses are dropped (never the parts of one), so what is kept still says what it said.
+    A sentence still past ``C.QUOTE_CAP`` (a quotation that runs over many full stops, a news
+    lead of ten comma clauses) with a clause in the question's frame (导演杨冬 for "导演是谁")
+    keeps the clauses that answer: that one, then those with the most question words, then a
+    value next to one of them, in their order, with "……" / "..." where clauses are left out."""
     text = s.text.rstrip("。；;.，, ")
-    limit = C.LONG_SENTENCE["zh" if lang == "zh" else "en"]
+    key = "zh" if lang == "zh" else "en"
+    limit = C.LONG_SENTENCE[key]
     if len(text) <= limit or "\n" in s.quote.strip() or s.chunk.table is not None and s.extra_text:
         return text  # short, a list quoted whole, or a table row: every item or cell is the answer
     segs = [p for p in re.split(r"(?<=[；;])", text) if p.strip()]
-    if len(segs) < 2:
+    if len(segs) >= 2:
+        keep = [seg for seg in segs
+                if any(TextCover(seg).covers(k) for k in s.hits) or extract_quantities(seg)]
+        trimmed = "".join(keep).rstrip("，,；; ")
+        text = trimmed if len(trimmed) >= 8 else text
+    return text if len(text) <= C.QUOTE_CAP[key] else _answering_clauses(text, s.hits, question, lang)
+
+
+def _answering_clauses(text: str, hits: set[str], question: str, lang: str) -> str:
+    """The clauses of an over-long ``text`` that answer (see :func:`_trim`), within the cap."""
+    cap = C.QUOTE_CAP["zh" if lang == "zh" else "en"]
+    parts = [p for p in re.split(r"(?<=[，,。！？!?；;])\s*" if lang == "zh" else r"(?<=[,;!?]|\.)\s+", text) if p.strip()]
+    if len(parts) < 2:
         return text
-    keep = [seg for seg in segs
-            if any(TextCover(seg).covers(k) for k in s.hits) or extract_quantities(seg)]
-    trimmed = "".join(keep).rstrip("，,；; ")
-    return trimmed if len(trimmed) >= 8 else text
+
+    ranks = [(int(bool(question) and fills_slot(p, question)), sum(1 for k in hits if TextCover(p).covers(k)),
+              int(bool(extract_quantities(p)))) for p in parts]
+    if not any(r[0] for r in ranks):
+        return text  # no clause says where the answer is: the quote stays whole
+    kept: set[int] = set()
+    size = 0
+    for i in sorted(range(len(parts)), key=lambda i: tuple(-v for v in ranks[i])):
+        if ranks[i][:2] == (0, 0) or kept and size + len(parts[i]) > cap:
+            continue
+        kept.add(i)
+        size += len(parts[i])
+    if not kept:
+        return text
+    # a value in the clause next to one about the matter ("GDP达到114万亿元，同比增长8.1%")
+    for i in [i for i in range(len(parts)) if ranks[i][2] and i not in kept and {i - 1, i + 1} & kept]:
+        if size + len(parts[i]) <= cap:
+            kept.add(i)
+            size += len(parts[i])
+    gap = "……" if lang == "zh" else " ... "
+    out, last = gap.lstrip() if min(kept) > 0 else "", -1
+    for i in sorted(kept):
+        if last >= 0 and i != last + 1:
+            out = out.rstrip("，,；;。. ") + gap
+        out += parts[i] if lang == "zh" or not out or out.endswith(gap) else " " + parts[i]
+        last = i
+    out = out.rstrip("。；;.，, ")
+    return out + gap.rstrip() if last < len(parts) - 1 else out
 
 
 def _citation(chunk: Chunk, quote: str, offset: int) -> Citation:

@@ -295,9 +295,10 @@ def carries(answer_type: AnswerType, sentence: str, question: str = "") -> bool:
         or bool(question) and answer_type == "person" and fills_slot(sentence, question)
 
 
-#: Chinese question words; a sentence using the one its question uses asks it again
+#: Chinese question words (谁都 / 谁也 is "anyone", no question); a sentence using the one its
+#: question uses asks it again
 #: ("……想知道使用了什么处理器", "以上就是……是什么处理器的全部内容") rather than answering it
-_WH_ZH = re.compile(r"什么|哪[里儿个些家位种年天]|谁|多少(?!有些)|几(?![乎])|何时|为什么|怎么")
+_WH_ZH = re.compile(r"什么|哪[里儿个些家位种年天]|谁(?![都也])|多少(?!有些)|几(?![乎])|何时|为什么|怎么")
 
 
 def restates_question(sentence: str, question: str) -> bool:
