@@ -604,3 +604,20 @@ def test_a_penalty_for_breaking_a_clause_brings_the_clause_that_states_the_duty(
                         **rules)
     answer = ask("物业巡查小区时，发现充电桩设置在哪些地方要劝阻？", ev(patrol, duty))
     assert "地下车库、消防通道、楼梯间" in answer.text, answer.text
+
+
+def test_a_sentences_condition_words_are_kept_until_the_dictionary_changes(monkeypatch):
+    """A candidate that applies only in a case the question does not name ranks lower; the words
+    of its case are worked out once per sentence and segmentation dictionary."""
+    import agentic_rag.agents.reasoner.core as core
+    from agentic_rag.agents.vocabulary import TextCover
+
+    sentence = "持有异地就医备案凭证和外地户籍证明的退休人员的，按规定办理门诊结算。"
+    assert core._unasked_condition(sentence, TextCover("门诊怎么结算"))
+    misses = core._conditions.cache_info().misses
+    assert not core._unasked_condition(sentence, TextCover("有异地就医备案凭证和外地户籍证明的退休人员门诊怎么结算"))
+    assert core._conditions.cache_info().misses == misses
+    generation = core.dictionary_generation()
+    monkeypatch.setattr(core, "dictionary_generation", lambda: generation + 1)
+    assert core._unasked_condition(sentence, TextCover("门诊怎么结算"))
+    assert core._conditions.cache_info().misses == misses + 1
