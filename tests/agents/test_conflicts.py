@@ -365,3 +365,24 @@ def test_an_amended_fine_is_named_once_and_the_decision_that_set_it_is_not_a_los
     assert "一千元以上一万元以下" in answer.text  # the 2018 range, named whole as the superseded value
     assert answer.text.count("各来源说法不一致") == 1, answer.text  # not its upper end again
     assert "的决定" not in answer.text.split("各来源说法不一致")[1], answer.text  # it agrees with the winner
+
+
+def test_a_sentences_facts_are_kept_until_the_dictionary_changes_and_each_caller_gets_its_own(monkeypatch):
+    """The facts of a sentence are worked out once per segmentation dictionary (the same clauses
+    are compared question after question); each call gets fresh facts with its chunk and rank."""
+    import agentic_rag.agents.reasoner.conflicts as conflicts
+
+    sentence = "在职职工住院医疗费用报销比例为百分之九十，退休人员为百分之九十五。"
+    chunk = Chunk(chunk_id="d:a3:0", doc_id="d", ord=0, text=sentence)
+    first = facts_of(sentence, chunk, 0)
+    misses = conflicts._facts.cache_info().misses
+    again = facts_of(sentence, chunk, 2)
+    assert conflicts._facts.cache_info().misses == misses
+    assert [(f.quantity, f.matter, f.local, f.context) for f in again] == \
+        [(f.quantity, f.matter, f.local, f.context) for f in first]
+    assert [f.rank for f in again] == [2, 2] and all(a is not b for a, b in zip(again, first))
+    assert all(f.chunk is chunk for f in again)
+    generation = conflicts.dictionary_generation()
+    monkeypatch.setattr(conflicts, "dictionary_generation", lambda: generation + 1)
+    assert [f.matter for f in facts_of(sentence, chunk, 0)] == [f.matter for f in first]
+    assert conflicts._facts.cache_info().misses == misses + 1

@@ -44,3 +44,18 @@ def test_the_noun_a_question_word_asks_about_is_never_what_the_evidence_is_missi
 
     assert key_terms("园区里哪些地方禁止吸烟？") == ["园区", "禁止", "吸烟"]
     assert key_terms("Which countries require a visa letter?") == ["requir", "visa", "letter"]
+
+
+def test_a_word_the_dictionary_gains_is_a_key_term_of_questions_asked_before():
+    """Key terms are kept per text until the segmentation dictionary changes (an ingest adds
+    the router's lexicon terms): a question asked before then splits the new word whole."""
+    from agentic_rag.agents.sufficiency import key_terms
+    from agentic_rag.text.tokenize import add_terms
+
+    question = "龘靐齉齾渠道有哪些？"
+    before = key_terms(question)
+    assert "龘靐齉齾" not in before
+    before.append("changed by a caller")
+    assert key_terms(question) == [t for t in before if t != "changed by a caller"]
+    add_terms(["龘靐齉齾"])
+    assert key_terms(question)[0] == "龘靐齉齾"

@@ -619,3 +619,20 @@ def test_an_over_long_sentence_is_quoted_by_the_clauses_that_answer():
     assert "导演韦远舟" in text and len(text) <= 150, answer.text
     assert text.startswith("……"), answer.text  # what is left out is marked
     assert answer.citations[0].quote in story  # the citation still quotes the source verbatim
+
+
+def test_a_sentences_condition_words_are_kept_until_the_dictionary_changes(monkeypatch):
+    """A candidate that applies only in a case the question does not name ranks lower; the words
+    of its case are worked out once per sentence and segmentation dictionary."""
+    import agentic_rag.agents.reasoner.core as core
+    from agentic_rag.agents.vocabulary import TextCover
+
+    sentence = "持有异地就医备案凭证和外地户籍证明的退休人员的，按规定办理门诊结算。"
+    assert core._unasked_condition(sentence, TextCover("门诊怎么结算"))
+    misses = core._conditions.cache_info().misses
+    assert not core._unasked_condition(sentence, TextCover("有异地就医备案凭证和外地户籍证明的退休人员门诊怎么结算"))
+    assert core._conditions.cache_info().misses == misses
+    generation = core.dictionary_generation()
+    monkeypatch.setattr(core, "dictionary_generation", lambda: generation + 1)
+    assert core._unasked_condition(sentence, TextCover("门诊怎么结算"))
+    assert core._conditions.cache_info().misses == misses + 1

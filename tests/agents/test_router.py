@@ -266,3 +266,25 @@ def test_slots_do_not_depend_on_the_string_hash_seed():
                            env={**os.environ, "PYTHONHASHSEED": seed}).stdout for seed in ("1", "2", "3", "4")}
     assert len(outs) == 1, outs
 
+
+
+def test_a_question_asked_again_is_routed_again_once_the_dictionary_changes(monkeypatch) -> None:
+    """The Router keeps each question's route, as a copy per caller, until an ingest adds words to
+    the segmentation dictionary: then the question is routed afresh."""
+    import agentic_rag.agents.router as router_module
+
+    router = Router()
+    routed: list[str] = []
+    route_now = router._route
+    monkeypatch.setattr(router, "_route", lambda q: routed.append(q) or route_now(q))
+    question = "按照2023年的规定，退休人员在深圳市住院能报多少？"
+    first = router.route(question)
+    first.intent.append("changed by a caller")
+    first.version = "1999"
+    again = router.route(question)
+    assert routed == [question]
+    assert again == route_now(question)  # what a caller does with its copy is not kept
+    generation = router_module.dictionary_generation()
+    monkeypatch.setattr(router_module, "dictionary_generation", lambda: generation + 1)
+    assert router.route(question) == again
+    assert routed == [question, question]

@@ -32,11 +32,14 @@ from agentic_rag.text.language import detect_language
 from agentic_rag.text.names import QUOTED, extract_names
 from agentic_rag.text.numerals import cn_to_int, normalize_digits
 from agentic_rag.text.stopwords import FILLERS_ZH
+from agentic_rag.text.tokenize import dictionary_generation
 from agentic_rag.types import RouteDecision, Slots
 
 __all__ = ["Router"]
 
 _CJK = re.compile(r"[\u3400-\u9fff]")
+#: questions whose route a Router keeps
+ROUTES_KEPT = 4096
 
 
 # -- intent matching ---------------------------------------------------------------------------
@@ -147,6 +150,10 @@ class Router:
             load_colloquial(self.settings.colloquial_rules)
         keys = sorted(self.colloquial, key=len, reverse=True)
         self._colloquial_re = re.compile("|".join(map(re.escape, keys))) if keys else None
+        #: question -> (dictionary generation, its route): a service answers the same questions
+        #: again and again, and a route stays the same until an ingest adds words to the
+        #: segmentation dictionary (which splits the question's parts)
+        self._routes: dict[str, tuple[int, RouteDecision]] = {}
 
     # public API
     def dictionary_terms(self) -> list[str]:
@@ -157,7 +164,18 @@ class Router:
         return sorted(t for t in terms if _CJK.search(t) and len(t) >= 2)
 
     def route(self, question: str) -> RouteDecision:
-        """Route one question; never raises on odd input (empty, huge, binary-ish text)."""
+        """Route one question; never raises on odd input (empty, huge, binary-ish text). A
+        question routed before under the same segmentation dictionary gets its kept route
+        (a copy of its own, at most :data:`ROUTES_KEPT` questions kept)."""
+        generation = dictionary_generation()
+        kept = self._routes.get(question)
+        if kept is None or kept[0] != generation:
+            if len(self._routes) >= ROUTES_KEPT:
+                self._routes.clear()
+            kept = self._routes[question] = (generation, self._route(question))
+        return kept[1].model_copy(deep=True)
+
+    def _route(self, question: str) -> RouteDecision:
         question = normalize_digits(question or "").strip()
         language = detect_language(question)
         normalized = self.normalize(question) if self.settings.normalize_colloquial else question

@@ -68,6 +68,13 @@ def key_terms(text: str) -> list[str]:
     general-purpose stopwords (the index tokens are stems: "many" is "mani"). The index
     tokenizer also emits the parts of a compound (多长时间 -> 多长, 时间, 长时间); the parts of a
     Chinese question word (多长时间, 哪一年) are question words too."""
+    # kept per text and dictionary: the runtime's gates, the Retriever's query checks and the
+    # sufficiency rules ask for the terms of the same question several times per answer
+    return list(_key_terms(text, dictionary_generation()))
+
+
+@lru_cache(maxsize=8192)
+def _key_terms(text: str, generation: int) -> tuple[str, ...]:
     toks = tokenize(text)
     asked = [t for t in toks if len(t) > 1 and t in QUESTION_ZH]
     # the noun a question word asks about ("哪些地方", "which countries") is the answer's
@@ -80,7 +87,7 @@ def key_terms(text: str) -> list[str]:
                 or (len(tok) == 1 and not tok.isdigit()) or any(tok in q for q in asked):
             continue
         seen.setdefault(tok, None)
-    return list(seen)
+    return tuple(seen)
 
 
 def anchors(route: RouteDecision) -> list[str]:

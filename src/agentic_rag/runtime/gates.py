@@ -61,15 +61,6 @@ class Gates:
         #: the rules' SUFFICIENT that the LLM's INSUFFICIENT overruled in the last sufficiency
         #: round (the runtime checks that the searches it asks for find what it said was missing)
         self.overruled: Sufficiency | None = None
-        self._terms: dict[str, list[str]] = {}
-
-    def key_terms(self, text: str) -> list[str]:
-        """:func:`key_terms` of ``text``, worked out once per run (every search's observation
-        and every sufficiency round ask for the question's)."""
-        terms = self._terms.get(text)
-        if terms is None:
-            terms = self._terms[text] = key_terms(text)
-        return list(terms)
 
     # -- 1. retrieve or not
     def should_retrieve(self, route: RouteDecision) -> bool:
@@ -118,7 +109,7 @@ class Gates:
         # the rules' narrower query runs too: a plan that misses the point then costs a
         # search, not the round
         ran = {normalize_query(q) for q in already_run}
-        asked = self.key_terms(route.question)
+        asked = key_terms(route.question)
         proposed = [q for q in out.queries if not echoes_schema(q, prompts.RetrievalPlan, asked)]
         if not proposed:
             self.tracer.fallback("plan", "the planned queries repeat the output schema, not the question",
@@ -135,7 +126,7 @@ class Gates:
         sources in force with a named issuer (all three scores at the top) a model could only
         agree or second-guess clear evidence. A question without anchors (no entity, place,
         clause, person or year) is never "all covered": its terms alone say little."""
-        focus = self.key_terms(route.query or route.question)
+        focus = key_terms(route.query or route.question)
         rules = sufficiency_rules(route, evidence, terms=focus)
         self.overruled = None
         if self.llm is None or not evidence:

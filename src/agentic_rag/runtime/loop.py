@@ -426,7 +426,7 @@ class AgentRuntime:
         run.retrieval.add_evidence(obs.evidence, max(1, run.retrieval.rounds))
         if obs.evidence:
             top = obs.evidence[0]
-            terms = run.gates.key_terms(run.route.question if run.route else run.question)
+            terms = key_terms(run.route.question if run.route else run.question)
             text = top.chunk.text
             if terms and sum(t in text.lower() for t in terms) / len(terms) >= 0.5:
                 run.retrieval.add_fact(_first_sentence(text), [top.chunk_id])

@@ -414,6 +414,7 @@ _PERIODS = (
 )
 
 
+@lru_cache(maxsize=8192)  # per text: the same sentences are candidates question after question
 def rate_periods(text: str) -> frozenset[str]:
     """The periods ``text`` states a rate per (``day``, ``week``, ``month``, ``year``): a value
     per week does not answer a question asked per year.

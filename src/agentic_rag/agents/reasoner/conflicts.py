@@ -131,6 +131,16 @@ def facts_of(sentence: str, chunk: Chunk, rank: int = 0) -> list[Fact]:
     the two values are about different people. A list item inherits the sentence that introduces
     the list; "一级、二级、三级……分别为90%、85%、80%" gives each value its own item. In
     ``由80%提高至90%`` / ``from 80% to 90%`` the first value is the old one and is dropped."""
+    return [Fact(chunk, sentence, q, matter, rank, local, context) for q, matter, local, context
+            in _facts(sentence, _lead_sentence(chunk, sentence), dictionary_generation())]
+
+
+#: the facts of recent sentences (quantity, matter, local, context), by sentence, the sentence
+#: that introduces it (a list item's) and dictionary generation: the same clauses are compared
+#: question after question
+@lru_cache(maxsize=8192)
+def _facts(sentence: str, lead_sentence: str, generation: int
+           ) -> tuple[tuple[Quantity, tuple[str, ...], tuple[str, ...], tuple[str, ...]], ...]:
     quantities = extract_quantities(sentence)
     spans: list[tuple[int, int]] = []
     pos = 0
@@ -148,7 +158,7 @@ def facts_of(sentence: str, chunk: Chunk, rank: int = 0) -> list[Fact]:
     valued = [k for k, q in enumerate(quantities) if not (q.kind == "date" and q.unit == "year")
               and not (q.kind == "date" and _DATELINE.match(sentence, spans[k][1]) and not sentence[:spans[k][0]].strip())]
     first_seg = min((seg_of(spans[k][0]) for k in valued), default=0)
-    lead = _lead_sentence(chunk, sentence) + " " + sentence[:segs[first_seg][0]]
+    lead = lead_sentence + " " + sentence[:segs[first_seg][0]]
     raws = [q.raw for q in quantities]
 
     # 分别为 lists: items before, values after, matched in order
@@ -202,9 +212,8 @@ def facts_of(sentence: str, chunk: Chunk, rank: int = 0) -> list[Fact]:
             context = [t for t in context if t not in others]
             own_item = list(matter_terms(item_of[idx])) or [item_of[idx]]
             local += [t for t in own_item if t not in local]
-        found.append(Fact(chunk, sentence, q, tuple(context + local), rank,
-                          tuple(local), tuple(context)))
-    return found
+        found.append((q, tuple(context + local), tuple(local), tuple(context)))
+    return tuple(found)
 
 
 #: what joins the two ends of a range: "五千元以上五万元以下", "5至10日", "£25,000 to £100,000"

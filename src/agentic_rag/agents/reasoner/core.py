@@ -120,6 +120,7 @@ from agentic_rag.text.terms import (
     stem,
     word_tag,
 )
+from agentic_rag.text.tokenize import dictionary_generation
 from agentic_rag.types import (
     Answer,
     AnswerSentence,
@@ -992,6 +993,7 @@ _NEGATION = re.compile(r"(?:尚未|还没有?|并未|没有|从未|未|不)(?:�
 
 
 @lru_cache(maxsize=8192)
+@lru_cache(maxsize=8192)  # per text: the same sentences are candidates question after question
 def _negated(text: str) -> frozenset[str]:
     """The words ``text`` says "not" of ("尚未实施" -> 实施, "has not been approved" -> approv):
     a question about what holds when something has not happened is answered by the sentence
@@ -1376,20 +1378,25 @@ def _unasked_condition(sentence: str, asked: TextCover, who: bool = False) -> bo
     name ("Interns may …", "Agency workers are not …") rather than everyone the rule is for
     ("Employees", "Eligible staff") — unless the question asks who (``who``): then the subject
     is the answer. A question that names no special case wants the general rule."""
+    group, case = _conditions(sentence, dictionary_generation())
+    if group and not who and not any(asked.covers(t) for t in group):
+        return True
+    return bool(case) and sum(asked.covers(t) for t in case) * 3 < len(case)
+
+
+@lru_cache(maxsize=8192)
+def _conditions(sentence: str, generation: int) -> tuple[tuple[Term, ...], tuple[Term, ...]]:
+    """:func:`_unasked_condition`'s words of a sentence, kept per sentence and dictionary (the
+    same sentences are candidates question after question): those of its subject when that is
+    a group of people, and those of its leading condition when it names at least three things."""
     subject = _GROUP_SUBJECT.match(sentence)
-    if subject and not who:
-        words = [t for t in content_terms(subject.group("group")) if t.text.lower() not in _EVERYONE]
-        if words and not any(asked.covers(t) for t in words):
-            return True
+    group = tuple(t for t in content_terms(subject.group("group")) if t.text.lower() not in _EVERYONE) \
+        if subject else ()
     m = _CONDITION.match(sentence)
-    if not m:
-        return False
-    words = [t for t in content_terms(m.group("zh") or m.group("en")) if not t.soft]
+    case = tuple(t for t in content_terms(m.group("zh") or m.group("en")) if not t.soft) if m else ()
     # a case is named by things, not actions: "驾驶电动自行车上道路行驶的" names two, and is
     # the case of "骑电动自行车上路" however the riding is worded
-    if sum(_thing_word(t) for t in words) < 3:
-        return False
-    return sum(asked.covers(t) for t in words) * 3 < len(words)
+    return group, case if sum(_thing_word(t) for t in case) >= 3 else ()
 
 
 

@@ -53,6 +53,8 @@ LEG_WORKERS = 8
 COUNTERPART_MATCHES = 4096
 #: edge lookups (ids, kind, direction) a retriever keeps answered within one store version
 EDGE_LOOKUPS = 4096
+#: rankings' heads whose near-duplicate check a retriever keeps within one store version
+DEDUPED_HEADS = 1024
 #: chunks, and documents' chunk lists, a retriever keeps read within one store version
 CHUNKS_KEPT = 4096
 DOC_CHUNK_LISTS = 256

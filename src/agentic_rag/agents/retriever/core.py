@@ -641,6 +641,17 @@ class Retriever:
         (3·k, at most 100) is checked; bigram Jaccard is computed only for pairs sharing most
         of their sampled 8-grams (texts ≥ 0.9 alike do), so the check stays about linear."""
         limit = min(max(3 * k, 30), C.DEDUP_HEAD)
+        head = tuple(ordered[:limit])
+        # what is dropped depends on the head's chunks (one store version) and the pinned year
+        pinned = route.version if route.version.isdigit() else ""
+        kept, dropped = self._clauses.deduped((head, pinned), lambda: self._near_duplicates(head, route))
+        if dropped:
+            trace.append(TraceEvent(kind="dedupe", evidence_ids=list(dropped),
+                                    detail=f"{len(dropped)} near-duplicate chunk(s) dropped"))
+        return [*kept, *ordered[limit:]]
+
+    def _near_duplicates(self, head: Sequence[str], route: RouteDecision) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """:meth:`_dedupe`'s check of ``head``: (the chunks kept, in order; those dropped)."""
         kept: list[str] = []
         keys_of: dict[str, set[str]] = {}
         grams: dict[str, set[str]] = {}
@@ -660,7 +671,7 @@ class Retriever:
             return (min(len(ga), len(gb)) >= C.DEDUP_JACCARD * max(len(ga), len(gb))
                     and jaccard(ga, gb) >= C.DEDUP_JACCARD)
 
-        for cid in ordered[:limit]:
+        for cid in head:
             keys = _sampled(self._chunks[cid].text)
             shared = Counter(o for key in keys for o in index.get(key, ()) if o in keys_of)
             dup = next((o for o, n in shared.items()
@@ -678,10 +689,7 @@ class Retriever:
             keys_of[cid] = keys
             for key in keys:
                 index.setdefault(key, []).append(cid)
-        if dropped:
-            trace.append(TraceEvent(kind="dedupe", evidence_ids=dropped,
-                                    detail=f"{len(dropped)} near-duplicate chunk(s) dropped"))
-        return kept + ordered[limit:]
+        return tuple(kept), tuple(dropped)
 
     def _diversify(self, order: list[str], pool: dict[str, float], trace: list[TraceEvent]) -> list[str]:
         """Top five from at least two documents when another document is relevant too."""
@@ -842,7 +850,8 @@ class _ClauseCache:
     counterparts found in them (within one store version a chunk id names one chunk), for
     :meth:`Retriever._counterpart`: every top clause is compared with the same few documents,
     query after query, and reading and splitting a long statute each time cost more than the rest
-    of the retrieval. The chunks read by id and the documents' chunk lists are kept the same way.
+    of the retrieval. The chunks read by id and the documents' chunk lists are kept the same way,
+    and so are the near-duplicate checks of rankings' heads.
     Kept while the store's version stays the same (cleared on any write, or on every call for a
     store without a version); at most ``size`` documents, least recently used dropped first."""
 
@@ -853,6 +862,9 @@ class _ClauseCache:
         self._matches: OrderedDict[tuple[str, str, str, float], str | None] = OrderedDict()
         #: (ids, edge kind, direction) -> the store's edges for them
         self._edges: OrderedDict[tuple[tuple[str, ...], str, str], list[Edge]] = OrderedDict()
+        #: (the head of a ranking, the pinned year) -> (the head without near-duplicates, those dropped)
+        self._deduped: OrderedDict[tuple[tuple[str, ...], str], tuple[tuple[str, ...], tuple[str, ...]]] = \
+            OrderedDict()
         #: chunk id -> the chunk, and document id -> its chunks in order, as the store has them
         self._chunks: OrderedDict[str, Chunk] = OrderedDict()
         self._doc_chunks: OrderedDict[str, list[Chunk]] = OrderedDict()
@@ -865,6 +877,7 @@ class _ClauseCache:
                 self._docs.clear()
                 self._matches.clear()
                 self._edges.clear()
+                self._deduped.clear()
                 self._chunks.clear()
                 self._doc_chunks.clear()
                 self._version = version
@@ -873,6 +886,12 @@ class _ClauseCache:
         """The counterpart found for ``key`` before (the same top clauses are compared with the
         same documents question after question), else ``find()``'s, kept."""
         return self._kept(self._matches, key, find, C.COUNTERPART_MATCHES)
+
+    def deduped(self, key: tuple[tuple[str, ...], str],
+                find: Callable[[], tuple[tuple[str, ...], tuple[str, ...]]]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """The near-duplicate check of a ranking's head done before (the same questions rank the
+        same candidates first), else ``find()``'s, kept."""
+        return self._kept(self._deduped, key, find, C.DEDUPED_HEADS)
 
     def edges(self, store: Any, ids: Sequence[str], *, kind: str, direction: Literal["out", "in"]) -> list[Edge]:
         """``store.edges(ids, kind=kind, direction=direction)``, kept like the clauses: the same
