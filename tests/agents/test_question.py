@@ -192,6 +192,9 @@ def test_a_time_zone_is_no_place() -> None:
     ("这部纪录片的编剧是谁？", "面对平台的质疑以及编剧的个人想法，他没有让步", False),
     ("这部纪录片的导演", "导演也透露，续集已在筹备", False),
     ("这届比赛的主教练是谁", "主教练和队员们一起观看了录像", False),
+    ("这部纪录片的导演是谁？", "由韦青摄影、邹岚导演的这部纪录片今晚首播", True),  # the name before the role
+    ("谁是本届运动会的第一棒火炬手", "他把火炬交给了第一棒火炬手——韩立秋", True),
+    ("谁是本届运动会的第一棒火炬手", "今年62岁的火炬手代表说，这是莫大的荣誉", False),
     ("How much does the ticket cost?", "The ticket costs 20 dollars.", False),  # Chinese frames only
 ])
 def test_a_sentence_fills_the_place_of_the_question_word(question: str, sentence: str, fills: bool) -> None:

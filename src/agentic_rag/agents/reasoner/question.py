@@ -343,11 +343,24 @@ class _Frame:
     open_end: bool = False
     #: the role the question asks to fill, with the rest of its clause: a name right after the
     #: role fills it too (导演杨冬, 编剧为王某某)
-    role: re.Pattern[str] | None = None
+    role: tuple[re.Pattern[str], re.Pattern[str]] | None = None
 
 
-def _role_pattern(role: str) -> re.Pattern[str]:
-    return re.compile(f"{re.escape(role)}({_GAP_WHOLE % 20})")
+def _role_patterns(role: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
+    """The role with a name right before it (、陆添导演的, 由张某执导), and with the rest of its
+    clause after it (导演杨冬近日表示, 第一棒火炬手--罗致焕)."""
+    return (re.compile(f"(?:^|(?<=[，、。；！？,;!?由和与及\\s]))([\\u4e00-\\u9fff]{{2,3}}?){re.escape(role)}"),
+            re.compile(f"{re.escape(role)}({_GAP_WHOLE % 20})"))
+
+
+def _role_filled(sentence: str, role: tuple[re.Pattern[str], re.Pattern[str]], question: str) -> bool:
+    """Whether ``sentence`` puts a name the question does not give in the ``role``."""
+    from agentic_rag.text.names import opens_with_chinese_name
+
+    before, after = role
+    return any(m.group(1) not in question and opens_with_chinese_name(m.group(1)) for m in before.finditer(sentence)) \
+        or any(_leads_with_name(_LEAD.sub("", m.group(1).strip(), count=1).lstrip("-—–－:： "), question)
+               for m in after.finditer(sentence))
 
 
 def _leads_with_name(gap: str, question: str) -> bool:
@@ -377,8 +390,7 @@ def fills_slot(sentence: str, question: str) -> bool:
     if frame is None:
         return False
     sentence = _ASIDE.sub("", sentence)
-    if frame.role and any(_leads_with_name(_LEAD.sub("", m.group(1).strip(), count=1), question)
-                          for m in frame.role.finditer(sentence)):
+    if frame.role and _role_filled(sentence, frame.role, question):
         return True
     for m in frame.pattern.finditer(sentence) if frame.pattern is not None else ():
         gap = m.group("gap").strip()
@@ -407,12 +419,13 @@ def _frame(question: str) -> _Frame | None:
     answer_type = analyze(question).answer_type
     if answer_type not in CONSTRAINING:
         return None  # "是什么类型的游戏": any sentence about the game fills "游戏……"
+    # "《某剧》的导演", "谁是……第一棒火炬手": the role the question ends on, which a name fills
+    # (该剧导演杨冬, 由王某主演、陆添导演的)
+    end = tokens[-1] if tokens else ""
+    ends_on_role = _Frame(None, answer_type, role=_role_patterns(end)) \
+        if answer_type == "person" and len(end) >= 2 and _PERSON.search(end) else None
     if at is None:
-        # "《某剧》的导演": the role the question ends on, followed by the name (该剧导演杨冬)
-        role = tokens[-1] if tokens else ""
-        if answer_type == "person" and len(role) >= 2 and _PERSON.search(role):
-            return _Frame(None, answer_type, role=_role_pattern(role))
-        return None
+        return ends_on_role
     before, after = tokens[:at], tokens[at + 1:]
     if _ASKS_INSTANCE.fullmatch(tokens[at]) and after:
         after = after[1:]  # 什么地方, 哪个国家: the class noun is what the answer is an instance of
@@ -430,10 +443,10 @@ def _frame(question: str) -> _Frame | None:
     if left and len(left) >= 2:  # "起售价是多少": the value that follows the words
         # "编剧是谁": also the name right after the role, however the sentence goes on
         return _Frame(re.compile(f"{re.escape(left)}(?P<gap>{_GAP % 12}){_END}"), answer_type, open_end=True,
-                      role=_role_pattern(left) if answer_type == "person" and not right else None)
+                      role=_role_patterns(left) if answer_type == "person" and not right else None)
     if right and len(right) >= 2:  # "谁执导了……": the name that precedes the word
         return _Frame(re.compile(f"(?:^|[，。；！？,;!?由被])(?P<gap>{_GAP % 12}){re.escape(right)}"), answer_type)
-    return None
+    return ends_on_role
 
 
 #: a question about a count or a sum ("交付量", "销量", "revenue") is not answered by a rate or
