@@ -636,3 +636,15 @@ def test_a_sentences_condition_words_are_kept_until_the_dictionary_changes(monke
     monkeypatch.setattr(core, "dictionary_generation", lambda: generation + 1)
     assert core._unasked_condition(sentence, TextCover("门诊怎么结算"))
     assert core._conditions.cache_info().misses == misses + 1
+
+
+def test_a_passage_of_one_line_that_is_its_own_title_still_answers():
+    # a search snippet without a title: ingest takes its first line as the title, and that line
+    # is all the passage says
+    snippet = "Mar 3, 2024 ... 青溪县今年共招收新生860人，比去年多42人，创历史新高 ..."
+    chunk = make_chunk("p1", "1", snippet, title=snippet, published=dt.date(2024, 3, 3), clause="")
+    answer = ask("青溪县今年招收了多少名新生？", ev(chunk))
+    assert answer.status != "abstained" and "860人" in answer.text, answer.text
+    titled = make_chunk("p2", "1", "青溪县教育简报\n今年共招收新生860人。", title="青溪县教育简报",
+                        published=dt.date(2024, 3, 3), clause="")
+    assert not any("简报" in s.text for s in ask("青溪县今年招收了多少名新生？", ev(titled)).sentences)

@@ -1500,7 +1500,8 @@ def _sentences_of(chunk: Chunk, lang: str, lists: bool = False) -> list[_Sentenc
                                  offset=intro_at, cover=TextCover(shown)))
         items.clear()
 
-    for s, e in split_sentences(text):
+    spans = split_sentences(text)
+    for s, e in spans:
         quote = text[s:e]
         if "\n" in quote:
             # a scraped page's chrome lines run into the first sentence after them: drop them
@@ -1523,8 +1524,10 @@ def _sentences_of(chunk: Chunk, lang: str, lists: bool = False) -> list[_Sentenc
         shown = _NOTE_MARK.sub("", strip_label(quote)).strip(" |")
         if len(re.sub(r"\W", "", shown)) < 2 or text[e:e + 1] in ("？", "?"):
             continue  # a question (a FAQ's or a headline's) states nothing
-        if _METADATA.match(shown) or shown.strip() == chunk.title.strip():
-            continue  # the document's title, number, issuer and date lines state no rule
+        if _METADATA.match(shown) or shown.strip() == chunk.title.strip() and len(spans) > 1:
+            # the document's title, number, issuer and date lines state no rule (a passage of one
+            # line is its own title, when none was given: it is still what the passage says)
+            continue
         if _is_page_chrome(shown):
             continue  # a web page's menus, bylines and footers state nothing
         if run_in and "\n" in text[run_in_end:s]:
