@@ -648,3 +648,12 @@ def test_a_passage_of_one_line_that_is_its_own_title_still_answers():
     titled = make_chunk("p2", "1", "青溪县教育简报\n今年共招收新生860人。", title="青溪县教育简报",
                         published=dt.date(2024, 3, 3), clause="")
     assert not any("简报" in s.text for s in ask("青溪县今年招收了多少名新生？", ev(titled)).sentences)
+
+
+def test_a_search_excerpt_s_date_stamp_does_not_make_it_about_that_year():
+    # each excerpt is stamped with the day the page was found, a year after the year it reports
+    older = "Feb 2, 2024 ... 2023年，青溪水库全年供水量达到1.2亿立方米，创历史新高 ..."
+    newer = "Jan 8, 2025 ... 记者从青溪水库管理处获悉，2024年全年供水量为1.5亿立方米 ..."
+    chunks = [make_chunk(f"p{i}", "1", t, title=t, published=None, clause="") for i, t in enumerate((older, newer))]
+    answer = ask("青溪水库2023年和2024年的供水量分别是多少？", ev(*chunks))
+    assert "1.2亿立方米" in answer.text and "1.5亿立方米" in answer.text, answer.text

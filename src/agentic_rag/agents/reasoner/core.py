@@ -88,6 +88,7 @@ from agentic_rag.agents.reasoner.question import (
     split_asks,
     states_none,
     unasked_kind,
+    unstamped,
 )
 from agentic_rag.agents.reasoner.scoring import Signals, dense_signal, evidence_score, evidence_scores
 from agentic_rag.agents.retriever.multihop import needs_hop
@@ -527,9 +528,10 @@ class Reasoner:
         dense_leg = any("vector" in ev.scores for ev in evidence)
         for idx, ev in enumerate(evidence):
             chunk = ev.chunk
-            head = shared_cover(" ".join([chunk.title, " ".join(chunk.path), chunk.clause or ""]))
-            context = shared_cover(" ".join([chunk.title, " ".join(chunk.path), chunk.clause or "",
-                                             chunk.text, _table_text(chunk)]))
+            title = unstamped(chunk.title)  # a snippet's first line may be its title, stamp and all
+            head = shared_cover(" ".join([title, " ".join(chunk.path), chunk.clause or ""]))
+            context = shared_cover(" ".join([title, " ".join(chunk.path), chunk.clause or "",
+                                             unstamped(chunk.text), _table_text(chunk)]))
             # the chunk's context and heading are the same for each of its sentences: the
             # question words they mention are looked up once per chunk
             in_context = {t.key for t in plan.terms if _covers(context, t, chunk)}
@@ -1540,6 +1542,9 @@ def _sentences_of(chunk: Chunk, lang: str, lists: bool = False) -> list[_Sentenc
             run_in, run_in_end, run_in_item = shown, e, bool(LIST_ITEM.match(quote))
             continue
         context = run_in + " " if run_in else ""
+        # a search excerpt's date stamp ("Jan 25, 2022 ...") says when the page was found, not
+        # what the sentence is about: "2022" there does not make it a sentence about 2022
+        said = unstamped(shown)
         if _INTRO.search(text[s:e + 1]):
             # "统筹基金支付比例如下：" says nothing alone; its items carry it as their subject
             whole_list()
@@ -1548,12 +1553,12 @@ def _sentences_of(chunk: Chunk, lang: str, lists: bool = False) -> list[_Sentenc
         if run_in and run_in_item:
             # the body of an item with a run-in heading: said under its list's line, but not
             # itself an item to list ("Receipts", "Deadline" are what the list names)
-            cover = TextCover(context + ("" if headed or not intro else intro + " ") + shown)
+            cover = TextCover(context + ("" if headed or not intro else intro + " ") + said)
             lead = ""
         elif LIST_ITEM.match(quote) and intro:
             # an item says what its introducing line says ("如下：" + "（一）……"); under a
             # heading it stands alone, the heading is its context
-            cover = TextCover(context + (shown if headed else intro + " " + shown))
+            cover = TextCover(context + (said if headed else intro + " " + said))
             items.append((s, e, shown))
             lead = "" if headed else _after_intro(intro, "", lang)
             # and is shown after it: "parking fines" alone does not say they are not reimbursable
@@ -1561,7 +1566,7 @@ def _sentences_of(chunk: Chunk, lang: str, lists: bool = False) -> list[_Sentenc
         else:
             whole_list()
             intro = lead = ""
-            cover = TextCover(context + shown)
+            cover = TextCover(context + said)
         # the quote is the sentence as written, without the clause label the citation names
         cut = label_length(quote) if re.match(r"\s*(?:第|Article|Section|Clause|Art\.|Sec\.|\d+\.\d)", quote) else 0
         out.append(_Sentence(ev=None, idx=0, text=shown, quote=quote[cut:], offset=s + cut,  # type: ignore[arg-type]
