@@ -366,3 +366,25 @@ def test_two_answers_agree_on_what_the_question_asks_not_on_their_wording(a, b, 
     from agentic_rag.runtime.gates import same_answer
 
     assert same_answer(a, b, question, instead_of=instead_of) is same
+
+
+def test_the_writer_over_an_abstention_sees_the_top_hit_of_the_search_the_llm_planned(make_runtime, script):
+    # the question's own searches agree on its matter, so that fills the fused top k (here 1);
+    # what the model's narrower search found first must still reach the writer
+    shown = []
+
+    def draft(messages):
+        user = next(m["content"] for m in messages if m["role"] == "user")
+        shown.append("病假证明" in user)
+        return {"sentences": []}
+
+    llm = script({"SufficiencyJudgement": [{"coverage": 2, "timeliness": 4, "authority": 4,
+                                            "verdict": "INSUFFICIENT", "missing": "陪护费用"},
+                                           {"coverage": 5, "timeliness": 5, "authority": 5,
+                                            "verdict": "SUFFICIENT", "missing": ""}],
+                  "RetrievalPlan": {"queries": ["病假 证明"]},
+                  "AnswerDraft": draft})
+    rt, retriever = make_runtime(llm=llm, reasoner=AbstainingReasoner(), k=1)
+    Session(rt).ask(ANSWERABLE)
+    assert "病假 证明" in retriever.queries
+    assert shown and shown[0]

@@ -67,6 +67,8 @@ class Gates:
         #: term covered by sources in force with a named issuer): the answer it leads to is
         #: trusted as the rules confirm it, with no second look by the LLM
         self.sure = False
+        #: the queries the LLM planned (not the rules' ones that run beside them)
+        self.planned: list[str] = []
         self._terms: dict[str, list[str]] = {}
 
     def key_terms(self, text: str) -> list[str]:
@@ -131,6 +133,7 @@ class Gates:
                                  args={"queries": rules, "proposed": out.queries})
             return rules
         queries = [q for q in _dedupe([*rules[:1], *proposed]) if normalize_query(q) not in ran][:3]
+        self.planned.extend(q for q in proposed if q in queries)
         self.tracer.emit("gate", tool="plan", args={"queries": queries}, duration_ms=ms(), detail="llm")
         return queries
 

@@ -517,6 +517,7 @@ class AgentRuntime:
         sentence in them that answers (a colloquial question, an answer that needs two passages
         put together). The draft is kept only when every sentence is confirmed against the
         passages it cites; otherwise the abstention stands (a ``fallback`` event)."""
+        evidence = self._with_planned_hits(run, evidence)
         draft, written = self._write(run, answer.model_copy(update={"gaps": []}), evidence)
         if not written:
             return None
@@ -553,6 +554,20 @@ class AgentRuntime:
         run.tracer.fallback("write", "the LLM's answer failed verification: the Reasoner's abstention stands",
                             args={"unsupported": [s.text for s in checked.sentences if not s.supported]})
         return None
+
+    def _with_planned_hits(self, run: _Run, evidence: list[Evidence]) -> list[Evidence]:
+        """``evidence`` plus the top hit of each search the LLM planned, when the fused ranking
+        left it out: the writer should see what the searches it asked for found (a colloquial
+        question's own words rank other passages higher)."""
+        known = {e.chunk_id for e in evidence}
+        extra = []
+        for q in run.gates.planned:
+            rec = run.retrieval.queries.get(normalize_query(q))
+            top = next((i for i in (rec.result_ids if rec else [])[:1] if i not in known), None)
+            if top is not None and top in run.retrieval.evidence:
+                known.add(top)
+                extra.append(run.retrieval.evidence[top])
+        return [*evidence, *extra]
 
     def _sufficiency_bar(self) -> float:
         """The confidence at which retrieval stops: reflection depth 2 asks for at least 0.8."""
