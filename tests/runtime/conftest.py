@@ -137,9 +137,10 @@ def kind_of(messages: list[dict[str, str]]) -> str:
 def scripted(responses: dict[str, Any], default: Any = None) -> ScriptedLLM:
     """A model answering each prompt kind (schema title) from ``responses``: a value, or a
     callable of the messages, or a list consumed one per call (last one repeats). The
-    retrieve-or-not gate answers RETRIEVE unless a test says otherwise."""
+    retrieve-or-not gate answers RETRIEVE and the verifier finds nothing unsupported unless a
+    test says otherwise."""
 
-    responses = {"RetrieveDecision": {"decision": "RETRIEVE"}, **responses}
+    responses = {"RetrieveDecision": {"decision": "RETRIEVE"}, "Verification": {"unsupported": []}, **responses}
 
     def fn(messages: list[dict[str, str]]) -> Any:
         kind = kind_of(messages)

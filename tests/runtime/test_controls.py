@@ -74,23 +74,20 @@ def test_reflection_depth_zero_skips_the_sufficiency_gate_and_the_verification_g
 
 
 def test_reflection_depth_two_sends_even_a_confirmed_answer_to_the_llm_verifier(make_runtime, script):
-    calls = []
-
-    def verification(messages):
-        calls.append(1)
-        return {"unsupported": []}
-
-    def llm():
-        return script({"Verification": verification,
-                       "SufficiencyJudgement": {"coverage": 5, "timeliness": 5, "authority": 5,
-                                                "verdict": "SUFFICIENT", "missing": ""},
-                       "AnswerDraft": {"sentences": []}}, default={})
-
-    for depth in (1, 2):
-        rt, _ = make_runtime(llm=llm(), reflection=depth)
+    # the model doubts the first sentence and offers no rewrite. Depth 2 re-verifies every
+    # sentence as if a model had written it, so the doubt flags it; depth 1 shows the confirmed
+    # quote to the model only for a second look (the rules were unsure the evidence suffices)
+    # and one call's doubt does not outweigh the rules' confirmation
+    for depth, flagged in ((1, False), (2, True)):
+        llm = script({"Verification": {"unsupported": [1]},
+                      "SufficiencyJudgement": {"coverage": 5, "timeliness": 5, "authority": 5,
+                                               "verdict": "SUFFICIENT", "missing": ""},
+                      "AnswerDraft": {"sentences": []}}, default={})
+        rt, _ = make_runtime(llm=llm, reflection=depth)
         answer = Session(rt).ask(ANSWERABLE)
-        assert answer.status == "answered"
-    assert len(calls) == 1  # depth 1 trusts the confirmed extractive answer; depth 2 asks
+        assert [e for e in answer.trace if e.kind == "verify" and e.detail.startswith("llm")]
+        assert (answer.status == "needs_review") is flagged
+        assert ("〔未经证据证实〕" in answer.text) is flagged
 
 
 def test_strict_latitude_abstains_when_part_of_the_question_is_missing(make_runtime):

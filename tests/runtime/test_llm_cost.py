@@ -36,15 +36,17 @@ def test_a_question_with_a_clause_number_is_answered_without_asking_the_gates(ma
 
 def test_an_unanchored_question_still_gets_the_llm_sufficiency_judgement(make_runtime, script):
     llm = script({"SufficiencyJudgement": {"coverage": 5, "timeliness": 5, "authority": 4,
-                                           "verdict": "SUFFICIENT"}})
+                                           "verdict": "SUFFICIENT"},
+                  "Verification": {"unsupported": []}})
     rt, _ = make_runtime(llm=llm)
     answer = Session(rt).ask(ANSWERABLE)
     assert [e.detail for e in events(answer, "gate", "sufficiency")] == ["llm"]
     calls = events(answer, "llm")
-    assert [e.tool for e in calls] == ["RetrieveDecision", "SufficiencyJudgement"]
+    # the rules were unsure the evidence suffices, so their confirmed quote gets a second look
+    assert [e.tool for e in calls] == ["RetrieveDecision", "SufficiencyJudgement", "Verification"]
     assert all(e.args["outcome"] == "ok" and e.args["prompt_tokens"] > 0 for e in calls)
     assert calls[-1].args["run_tokens"] == answer.usage.prompt_tokens + answer.usage.completion_tokens
-    assert answer.usage.llm_calls == 2
+    assert answer.usage.llm_calls == 3
 
 
 def test_the_call_cap_ends_the_llm_part_of_the_run(make_runtime, script):
@@ -258,3 +260,131 @@ def test_an_insufficient_verdict_over_the_rules_must_find_what_it_says_is_missin
     assert query in retriever.queries
     assert ("medins2024:a15:0" in reasoner.seen) is used
     assert bool([e for e in events(answer, "fallback", "sufficiency") if "did not find it" in e.fallback]) is not used
+
+
+# ---------------------------------------------------------------- a second, independent answer
+
+class QuotingReasoner:
+    """A Reasoner that answers with one passage's own words, whatever the question asks."""
+
+    def __init__(self, chunk_id):
+        self.chunk_id = chunk_id
+
+    def reason(self, question, route, evidence):
+        from agentic_rag.types import Answer, AnswerSentence, Citation
+
+        e = next(e for e in evidence if e.chunk_id == self.chunk_id)
+        c = e.chunk
+        return Answer(question=question, text=c.text, status="answered",
+                      sentences=[AnswerSentence(text=c.text, citations=[e.chunk_id])],
+                      citations=[Citation(chunk_id=e.chunk_id, doc_id=c.doc_id, title=c.title, clause=c.clause,
+                                          quote=c.text)])
+
+
+def kinds(llm):
+    from tests.runtime.conftest import kind_of
+
+    return [kind_of(messages) for messages in llm.calls]
+
+
+@pytest.mark.parametrize("second, swapped", [
+    ("住院医疗费用的报销比例为80%。", True),  # the writer, asked afresh, gives the same rate
+    ("住院医疗费用的报销比例为70%。", False),  # another rate: the model is guessing
+])
+def test_a_confirmed_quote_is_replaced_only_when_a_second_independent_answer_agrees(
+        make_runtime, script, second, swapped):
+    # the Reasoner quoted the filing deadline for a question about the rate: the rules confirm
+    # the quote (the source's own words), the model proposes the rate sentence instead
+    llm = script({"SufficiencyJudgement": {"coverage": 5, "timeliness": 5, "authority": 4, "verdict": "SUFFICIENT"},
+                  "Verification": {"unsupported": [1], "fixes": [{
+                      "index": 1, "rewritten": "参保职工住院发生的政策范围内医疗费用，报销比例为80%。",
+                      "evidence_ids": ["medins2024:a10:0"]}], "correction_reason": "asks the rate"},
+                  "AnswerDraft": {"sentences": [{"text": second, "citations": ["medins2024:a10:0"]}]}})
+    rt, _ = make_runtime(llm=llm, reasoner=QuotingReasoner("medins2024:a12:0"))
+    answer = Session(rt).ask(ANSWERABLE)
+    assert kinds(llm).count("AnswerDraft") == 1  # one extra call, for the override only
+    assert answer.status == "answered"
+    if swapped:
+        assert "80%" in answer.text and "3个工作日" not in answer.text
+        assert any(c.chunk_id == "medins2024:a10:0" for c in answer.citations)
+    else:  # the rules' confirmed quote stands, unflagged, and the trace says why
+        assert "3个工作日" in answer.text and "80%" not in answer.text
+        assert events(answer, "fallback", "second_opinion")
+
+
+def test_a_confirmed_quote_the_rules_were_sure_of_gets_no_second_look(make_runtime, script):
+    llm = script({"Verification": {"unsupported": [1]}})
+    rt, _ = make_runtime(llm=llm, reasoner=QuotingReasoner("medins2024:a12:0"))
+    answer = Session(rt).ask(CLAUSE)  # the clause and the title anchor it; all found
+    assert answer.status == "answered" and not llm.calls
+
+
+COLLOQUIAL = "I slept in a hotel while away for the job - how much will they pay me back?"
+
+
+@pytest.mark.parametrize("second, kept", [
+    ("Hotel costs are reimbursed up to 500 yuan per night.", True),
+    ("Receipts are required within 30 days.", False),
+])
+def test_a_written_answer_citing_no_source_on_the_question_needs_a_second_answer_that_agrees(
+        make_runtime, script, second, kept):
+    # the cited passage says 'hotel' but none of 'slept', 'away', 'job', 'pay': a colloquial
+    # question, or a grounded sentence about something else. Only agreement tells them apart.
+    first = {"sentences": [{"text": "Hotel costs are reimbursed up to 500 yuan per night for business trips.",
+                            "citations": ["travel:a3:0"]}]}
+    again = {"sentences": [{"text": second, "citations": ["travel:a3:0"]}]}
+    llm = script({"SufficiencyJudgement": {"coverage": 5, "timeliness": 5, "authority": 4, "verdict": "SUFFICIENT"},
+                  "RetrievalPlan": {"queries": ["hotel per night"]},
+                  "AnswerDraft": [first, again],
+                  "Verification": {"unsupported": []}})
+    rt, _ = make_runtime(llm=llm, reasoner=AbstainingReasoner())
+    answer = Session(rt).ask(COLLOQUIAL)
+    assert kinds(llm).count("AnswerDraft") == 2
+    if kept:
+        assert answer.status == "answered" and "500 yuan" in answer.text
+    else:
+        assert answer.status == "abstained"
+        assert any("cites no source naming" in e.fallback for e in events(answer, "fallback", "write"))
+
+
+@pytest.mark.parametrize("a, b, question, instead_of, same", [
+    # a value decides, whatever unit word each sentence puts after it
+    ("至此，立法会90个议席全部产生。", "选举委员会40席、地区直选50席，合计90席。", "立法会有多少个议席？", "", True),
+    ("至此，立法会90个议席全部产生。", "合计70席。", "立法会有多少个议席？", "", False),
+    ("Refunds are paid within 5 business days.", "Paid in five business days.", "How fast do I get my money?", "", True),
+    # a name both give, which the answer they would replace does not
+    ("The office is in Lyon, near the station.", "Staff work from the Lyon office.", "Where is the office?",
+     "The office opened in 2019.", True),
+    # the second call repeats the answer: it sides with it, not with the replacement
+    ("The office is in Lyon.", "The office opened in 2019 in Paris, near the river.", "Where is the office?",
+     "The office is in Paris, near the river.", False),
+    # both repeat what the answer says, behind a clause label: nothing new is agreed on
+    ("1.2 It applies to all staff.", "1.2 It applies to all staff.", "Who approves a trip?",
+     "It applies to all staff.", False),
+])
+def test_two_answers_agree_on_what_the_question_asks_not_on_their_wording(a, b, question, instead_of, same):
+    from agentic_rag.runtime.gates import same_answer
+
+    assert same_answer(a, b, question, instead_of=instead_of) is same
+
+
+def test_the_writer_over_an_abstention_sees_the_top_hit_of_the_search_the_llm_planned(make_runtime, script):
+    # the question's own searches agree on its matter, so that fills the fused top k (here 1);
+    # what the model's narrower search found first must still reach the writer
+    shown = []
+
+    def draft(messages):
+        user = next(m["content"] for m in messages if m["role"] == "user")
+        shown.append("病假证明" in user)
+        return {"sentences": []}
+
+    llm = script({"SufficiencyJudgement": [{"coverage": 2, "timeliness": 4, "authority": 4,
+                                            "verdict": "INSUFFICIENT", "missing": "陪护费用"},
+                                           {"coverage": 5, "timeliness": 5, "authority": 5,
+                                            "verdict": "SUFFICIENT", "missing": ""}],
+                  "RetrievalPlan": {"queries": ["病假 证明"]},
+                  "AnswerDraft": draft})
+    rt, retriever = make_runtime(llm=llm, reasoner=AbstainingReasoner(), k=1)
+    Session(rt).ask(ANSWERABLE)
+    assert "病假 证明" in retriever.queries
+    assert shown and shown[0]

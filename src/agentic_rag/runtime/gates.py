@@ -27,7 +27,9 @@ from pydantic import BaseModel
 from agentic_rag.models.llm import LLM, LLMFallback, json_schema, structured
 from agentic_rag.runtime import prompts
 from agentic_rag.agents.reasoner.factcheck import sentence_supported
+from agentic_rag.agents.reasoner.question import analyze, carries
 from agentic_rag.agents.sufficiency import Sufficiency, anchors, key_terms, sufficiency_rules
+from agentic_rag.text.quantities import Quantity, extract_quantities, quantity_key
 from agentic_rag.text.tokenize import tokenize
 from agentic_rag.types import Answer, AnswerSentence, Citation, Evidence, RouteDecision
 
@@ -61,6 +63,12 @@ class Gates:
         #: the rules' SUFFICIENT that the LLM's INSUFFICIENT overruled in the last sufficiency
         #: round (the runtime checks that the searches it asks for find what it said was missing)
         self.overruled: Sufficiency | None = None
+        #: whether the last sufficiency round was the rules' confident verdict (every anchor and
+        #: term covered by sources in force with a named issuer): the answer it leads to is
+        #: trusted as the rules confirm it, with no second look by the LLM
+        self.sure = False
+        #: the queries the LLM planned (not the rules' ones that run beside them)
+        self.planned: list[str] = []
 
     # -- 1. retrieve or not
     def should_retrieve(self, route: RouteDecision) -> bool:
@@ -116,6 +124,7 @@ class Gates:
                                  args={"queries": rules, "proposed": out.queries})
             return rules
         queries = [q for q in _dedupe([*rules[:1], *proposed]) if normalize_query(q) not in ran][:3]
+        self.planned.extend(q for q in proposed if q in queries)
         self.tracer.emit("gate", tool="plan", args={"queries": queries}, duration_ms=ms(), detail="llm")
         return queries
 
@@ -129,12 +138,14 @@ class Gates:
         focus = key_terms(route.query or route.question)
         rules = sufficiency_rules(route, evidence, terms=focus)
         self.overruled = None
+        self.sure = False
         if self.llm is None or not evidence:
             self._emit_sufficiency(rules, 0.0, evidence)
             return rules
         if rules.sufficient and rules.coverage == 5 and rules.timeliness == 5 and rules.authority == 5 \
                 and _every_anchor_found(route, evidence):
             self._emit_sufficiency(rules, 0.0, evidence, detail="rules (confident: all covered)")
+            self.sure = True
             return rules
         try:
             with self.tracer.timed() as ms:
@@ -176,7 +187,8 @@ class Gates:
                                "authority": s.authority, "missing": s.missing})
 
     # -- 4. verification and self-correction
-    def verify(self, answer: Answer, evidence: Sequence[Evidence], *, written_by_llm: bool = True) -> Answer:
+    def verify(self, answer: Answer, evidence: Sequence[Evidence], *, written_by_llm: bool = True,
+               second_opinion: Callable[[AnswerSentence], bool] | None = None) -> Answer:
         """Check each sentence against the passages it cites. Rules: the Reasoner's fact check
         (``fact_check``, when given) or the number/term check. LLM: its list of unsupported
         sentences, each rewritten (accepted only if the rules confirm the rewrite against the
@@ -184,7 +196,14 @@ class Gates:
 
         An extractive answer (``written_by_llm=False``: the Reasoner's quotes) that the rules
         fully confirm is not sent to the LLM: its sentences are the sources' own words, so the
-        call could only cost tokens. Flagged sentences are, so the LLM can try a rewrite."""
+        call could only cost tokens. Flagged sentences are, so the LLM can try a rewrite.
+
+        With ``second_opinion`` (the runtime gives one where the rules were unsure the evidence
+        suffices) such an answer is sent too, because a confirmed quote can still answer
+        something else than was asked; a rewrite the LLM proposes for a confirmed sentence
+        replaces it only when the rules accept it as an answer (confirmed against what it cites,
+        of the asked answer type) and ``second_opinion(rewrite)`` — an independent call — agrees.
+        Otherwise the confirmed sentence stands: one call's doubt does not outweigh the rules."""
         if not answer.sentences:
             return answer
         by_id = {e.chunk_id: e for e in evidence}
@@ -194,7 +213,8 @@ class Gates:
             checked = self._rules_check(answer, evidence)
         if self.llm is None:
             return self._finish_verify(answer, checked, by_id, "rules", "", 0.0)
-        if not written_by_llm and all(s.supported for s in checked):
+        confirmed = not written_by_llm and all(s.supported for s in checked)
+        if confirmed and second_opinion is None:
             return self._finish_verify(answer, checked, by_id, "rules (extractive answer, all supported)", "", 0.0)
         pairs = [(_MARKER.sub("", s.text), s.citations) for s in answer.sentences]
         n = len(pairs)
@@ -216,25 +236,47 @@ class Gates:
             return self._finish_verify(answer, checked, by_id, "rules", "", 0.0)
         fixes = {f.index: f for f in out.fixes}
         result: list[AnswerSentence] = []
+        question = answer.question or ""
+        asked = analyze(question).answer_type
+        swapped, doubted = False, []
         for i, (orig, rule_checked) in enumerate(zip(answer.sentences, checked), 1):
             if i not in out.unsupported and i not in fixes:
                 result.append(rule_checked)
+                continue
+            rewrite = self._checked_rewrite(answer, fixes.get(i), by_id)
+            if confirmed:
+                if rewrite is not None and not swapped and carries(asked, rewrite.text, question) \
+                        and second_opinion is not None and second_opinion(rewrite):
+                    swapped = True
+                    result.append(rewrite)
+                else:
+                    result.append(rule_checked)
+                    doubted.append(i)
                 continue
             if rule_checked.supported and not written_by_llm:
                 # the source's own words, confirmed by the rules: a model may doubt them (the
                 # sentence is flagged) but not swap in other words, which would be less grounded
                 result.append(rule_checked.model_copy(update={"supported": False}))
                 continue
-            fix = fixes.get(i)
-            cited = [by_id[c] for c in (fix.evidence_ids if fix else []) if c in by_id]
-            rewrite = AnswerSentence(text=fix.rewritten.strip(), citations=[e.chunk_id for e in cited]) \
-                if fix and fix.rewritten.strip() and cited else None
-            if rewrite is not None and self._rules_check(
-                    answer.model_copy(update={"sentences": [rewrite], "trace": []}), cited, record=False)[0].supported:
+            if rewrite is not None:
                 result.append(rewrite)
             else:
                 result.append(orig.model_copy(update={"supported": False}))
+        if doubted:
+            self.tracer.fallback("verify", f"the LLM doubted sentence(s) {doubted} that the rules confirm, "
+                                           f"without a rewrite an independent call agrees on: they stand")
         return self._finish_verify(answer, result, by_id, "llm", out.correction_reason, ms())
+
+    def _checked_rewrite(self, answer: Answer, fix: prompts.SentenceFix | None,
+                         by_id: dict[str, Evidence]) -> AnswerSentence | None:
+        """The LLM's rewrite of one sentence, when the rules confirm it against what it cites."""
+        cited = [by_id[c] for c in (fix.evidence_ids if fix else []) if c in by_id]
+        if fix is None or not fix.rewritten.strip() or not cited:
+            return None
+        rewrite = AnswerSentence(text=fix.rewritten.strip(), citations=[e.chunk_id for e in cited])
+        ok = self._rules_check(answer.model_copy(update={"sentences": [rewrite], "trace": []}), cited,
+                               record=False)[0].supported
+        return rewrite if ok else None
 
     def _rules_check(self, answer: Answer, evidence: Sequence[Evidence], *,
                      record: bool = True) -> list[AnswerSentence]:
@@ -332,6 +374,76 @@ def names_terms(text: str, evidence: Sequence[Evidence]) -> bool:
     body = " ".join(f"{e.chunk.title} {e.chunk.clause or ''} {e.chunk.text}" for e in evidence)
     seen, lowered = set(tokenize(body)), body.lower()
     return 2 * sum(t in seen or t.lower() in lowered for t in terms) >= len(terms)
+
+
+def same_answer(a: str, b: str, question: str, *, instead_of: str = "") -> bool:
+    """Whether two answer sentences (from two independent calls, often quoting different
+    passages) give the same answer to ``question``: they share what the question asks for and
+    does not itself say — a value for "how many / when" (90个议席 and 合计90席), most of the
+    names they give for "who / where / which" — else most of their new words. With
+    ``instead_of`` (the answer the two would replace) what they share must be new against it
+    too, and where no value decides each must be closer to the other than to it: a second call
+    that mostly repeats the answer sides with it, not with the proposed replacement.
+
+        >>> same_answer("Refunds are paid within 5 business days.", "Paid in five business days.", "How fast?")
+        True
+    """
+    # a clause label a quote starts with ("1.2 It applies ...", "第五条 ...") states no value
+    a, b = (_LABEL.sub("", _MARKER.sub("", x).strip(), count=1) for x in (a, b))
+    if not a or not b:
+        return False
+    asked = analyze(question).answer_type
+    said = f"{question} {_MARKER.sub('', instead_of)}"
+    va, vb = _new_values(a, said), _new_values(b, said)
+    if asked in ("number", "date") or va and vb:
+        return bool(va & vb)
+    if instead_of and not (_closer(a, b, instead_of, question) and _closer(b, a, instead_of, question)):
+        return False  # where no value decides, each must side with the other, not with the answer
+    na, nb = _new_names(a, said), _new_names(b, said)
+    if asked in ("person", "place", "organization", "name") or na and nb:
+        # most of them, not one: capitalised common words (American, The) pass for names
+        return bool(na & nb) and len(na & nb) * 2 >= min(len(na), len(nb))
+    known = set(tokenize(said))
+    wa, wb = set(tokenize(a)) - known, set(tokenize(b)) - known
+    return bool(wa and wb) and len(wa & wb) * 2 >= min(len(wa), len(wb))
+
+
+def _closer(x: str, y: str, z: str, question: str) -> bool:
+    """Whether ``x`` shares more of its words (beyond the question's) with ``y`` than with ``z``."""
+    known = set(tokenize(question))
+    wx = set(tokenize(x)) - known
+    return len(wx & set(tokenize(y))) > len(wx & set(tokenize(z)))
+
+
+_LABEL = re.compile(r"^(?:\d+(?:\.\d+)*\.?|第[一二三四五六七八九十百零〇\d]+条)\s+")
+_BARE_NUMBER = re.compile(r"(?<![\d.])\d+(?:\.\d+)?(?![\d.])")
+
+
+def _new_values(text: str, question: str) -> set[tuple[str, str, float | str]]:
+    """The values ``text`` states that ``question`` does not; a count or a bare number by its
+    value alone (90个 = 90席 = 90人)."""
+    def key(q: Quantity) -> tuple[str, str, float | str]:
+        k = quantity_key(q)
+        return ("n", "", k[2]) if q.kind in ("count", "number") else k
+
+    def values(t: str) -> set[tuple[str, str, float | str]]:
+        found = extract_quantities(t)
+        rest = t
+        for q in found:
+            rest = rest.replace(q.raw, " ")
+        # a number the extractor has no unit for (90个议席) is still a value
+        return {key(q) for q in found} | {("n", "", float(n)) for n in _BARE_NUMBER.findall(rest)}
+
+    return values(text) - values(question)
+
+
+def _new_names(text: str, question: str) -> set[str]:
+    """Proper names in ``text`` that ``question`` does not use."""
+    from agentic_rag.agents.reasoner.question import is_proper_name
+    from agentic_rag.text.terms import segment
+
+    return {w.lower() for w in segment(text)
+            if len(w) >= 2 and w.lower() not in question.lower() and is_proper_name(w)}
 
 
 def _decision(flag: bool) -> str:

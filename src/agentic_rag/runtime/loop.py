@@ -41,7 +41,7 @@ from agentic_rag.runtime import prompts
 from agentic_rag.agents.reasoner.question import analyze, carries
 from agentic_rag.agents.sufficiency import Sufficiency, anchors, key_terms, sufficiency_rules
 from agentic_rag.runtime.gates import (Gates, citation_of, compose_text, echoes_schema, fitted, named_in_sources,
-                                       names_terms, normalize_query, plan_rules)
+                                       names_terms, normalize_query, plan_rules, same_answer)
 from agentic_rag.models.llm import LLM, LLMCall, LLMFallback, MeteredLLM, redact, structured
 from agentic_rag.runtime.memory import QueryRecord, SessionState
 from agentic_rag.runtime.tools import Observation, StructuredQueries, ToolRegistry, builtin_tools
@@ -517,6 +517,7 @@ class AgentRuntime:
         sentence in them that answers (a colloquial question, an answer that needs two passages
         put together). The draft is kept only when every sentence is confirmed against the
         passages it cites; otherwise the abstention stands (a ``fallback`` event)."""
+        evidence = self._with_planned_hits(run, evidence)
         draft, written = self._write(run, answer.model_copy(update={"gaps": []}), evidence)
         if not written:
             return None
@@ -528,14 +529,19 @@ class AgentRuntime:
         named = [t for t in terms if named_in_sources(t, cited)]
         if not missing and terms and len(named) * 2 < len(terms):
             missing = [next(t for t in terms if t not in named)]
+        asked = analyze(route.question).answer_type
+        states = any(carries(asked, s.text, route.question) for s in draft.sentences)
         if missing:
             # an answer about X must cite a source that names X: a grounded sentence from a
-            # passage about something else is the commonest way a weak model "answers"
-            run.tracer.fallback("write", f"the LLM's answer cites no source naming {missing[0]!r}: "
-                                         f"the Reasoner's abstention stands")
-            return None
-        asked = analyze(route.question).answer_type
-        if not any(carries(asked, s.text, route.question) for s in draft.sentences):
+            # passage about something else is the commonest way a weak model "answers" —
+            # unless it states what is asked and a second, independent answer says the same
+            # (a colloquial question names X in words the sources do not use)
+            whole = AnswerSentence(text=" ".join(s.text for s in draft.sentences), citations=[])
+            if not states or not self._second_opinion(run, answer, evidence)(whole):
+                run.tracer.fallback("write", f"the LLM's answer cites no source naming {missing[0]!r}: "
+                                             f"the Reasoner's abstention stands")
+                return None
+        if not states:
             # the Reasoner abstained because no sentence states what is asked (a number, a
             # date); a written sentence that states none does not answer either
             run.tracer.fallback("write", f"the LLM's answer states no {asked.replace('_', ' ')}, which the "
@@ -548,6 +554,20 @@ class AgentRuntime:
         run.tracer.fallback("write", "the LLM's answer failed verification: the Reasoner's abstention stands",
                             args={"unsupported": [s.text for s in checked.sentences if not s.supported]})
         return None
+
+    def _with_planned_hits(self, run: _Run, evidence: list[Evidence]) -> list[Evidence]:
+        """``evidence`` plus the top hit of each search the LLM planned, when the fused ranking
+        left it out: the writer should see what the searches it asked for found (a colloquial
+        question's own words rank other passages higher)."""
+        known = {e.chunk_id for e in evidence}
+        extra = []
+        for q in run.gates.planned:
+            rec = run.retrieval.queries.get(normalize_query(q))
+            top = next((i for i in (rec.result_ids if rec else [])[:1] if i not in known), None)
+            if top is not None and top in run.retrieval.evidence:
+                known.add(top)
+                extra.append(run.retrieval.evidence[top])
+        return [*evidence, *extra]
 
     def _sufficiency_bar(self) -> float:
         """The confidence at which retrieval stops: reflection depth 2 asks for at least 0.8."""
@@ -564,7 +584,37 @@ class AgentRuntime:
                                                                  if not s.supported]},
                                 detail="skipped: reflection depth 0 (the Reasoner's own sentence check)")
             return answer
-        return run.gates.verify(answer, evidence, written_by_llm=self.limits.reflection >= 2)
+        # a quote the rules confirm can still answer something else than was asked; where the
+        # rules were not sure the evidence suffices, the LLM gets a second look at it
+        second = self._second_opinion(run, answer, evidence) \
+            if run.llm is not None and not run.gates.sure else None
+        return run.gates.verify(answer, evidence, written_by_llm=self.limits.reflection >= 2,
+                                second_opinion=second)
+
+    def _second_opinion(self, run: _Run, base: Answer,
+                        evidence: list[Evidence]) -> Callable[[AnswerSentence], bool]:
+        """An independent check of one LLM decision that overrides the rules (self-consistency,
+        Wang et al. 2022): the writer answers the question afresh from the same passages shown
+        in reverse order, and the decision stands only when that answer says the same thing
+        (:func:`same_answer`). A model that knows the answer gives it however the passages are
+        ordered; a guess seldom comes out the same twice. One extra call, made only when a
+        decision would override the rules."""
+        question = run.route.question if run.route and run.route.question else run.question
+
+        said = " ".join(s.text for s in base.sentences)
+
+        def agrees(sentence: AnswerSentence) -> bool:
+            draft, written = self._write(run, base.model_copy(update={"gaps": []}), evidence[::-1])
+            if written and any(same_answer(sentence.text, s.text, question, instead_of=said)
+                               for s in draft.sentences):
+                return True
+            run.tracer.fallback("second_opinion", "a second, independent LLM answer does not say the same: "
+                                                  "the rules' decision stands",
+                                args={"proposed": sentence.text,
+                                      "second": [s.text for s in draft.sentences] if written else []})
+            return False
+
+        return agrees
 
     # ------------------------------------------------------------------ react
     def _react(self, run: _Run, route: RouteDecision, history: str) -> Answer:
