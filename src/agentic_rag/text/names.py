@@ -38,9 +38,9 @@ _RE_REGNAL = re.compile(r",\s[A-Z][\w'’\-]*(?:\s[A-Z][\w'’\-]*){0,2}")
 _ALWAYS_DROP = frozenset({"according", "please"})
 QUOTED = re.compile(r"[\"“]([^\"”]{2,80})[\"”]|《([^》]{1,60})》")
 
-# the hundred commonest Chinese surnames (2020 household-register ranking) but those that are
-# also everyday function words (于, 向, 时, 成, 和 is not among them): a given name is rarely in a
-# dictionary, a surname nearly always leads it (杨冬, 王海鸰)
+# the commonest Chinese surnames (the 2020 household-register ranking's first hundred, without
+# those that are also everyday function words: 于, 向, 时, 成, 和): a given name is rarely in a
+# dictionary, but a surname nearly always leads it (杨冬, 王海鸰)
 _SURNAMES = ("王李张刘陈杨黄赵吴周徐孙马朱胡郭何高林罗郑梁谢宋唐许韩冯邓曹彭曾肖田董袁潘蒋蔡余杜叶程苏魏吕丁任沈"
              "姚卢姜崔钟谭陆汪范金石廖贾夏韦付方白邹孟熊秦邱江尹薛闫段雷侯龙史陶黎贺顾毛郝龚邵万钱严覃武戴莫孔汤")
 #: what cannot open a given name: particles and conjunctions (张的, 马和)

@@ -1639,13 +1639,11 @@ def _answering_clauses(text: str, hits: set[str], question: str, lang: str) -> s
     """The clauses of an over-long ``text`` that answer (see :func:`_trim`), within the cap."""
     cap = C.QUOTE_CAP["zh" if lang == "zh" else "en"]
     parts = [p for p in re.split(r"(?<=[，,。！？!?；;])\s*" if lang == "zh" else r"(?<=[,;!?]|\.)\s+", text) if p.strip()]
-    if len(parts) < 2:
-        return text
-
-    ranks = [(int(bool(question) and fills_slot(p, question)), sum(1 for k in hits if TextCover(p).covers(k)),
-              int(bool(extract_quantities(p)))) for p in parts]
-    if not any(r[0] for r in ranks):
+    slots = [bool(question) and fills_slot(p, question) for p in parts]
+    if len(parts) < 2 or not any(slots):
         return text  # no clause says where the answer is: the quote stays whole
+    ranks = [(int(slot), sum(1 for k in hits if TextCover(p).covers(k)), int(bool(extract_quantities(p))))
+             for slot, p in zip(slots, parts)]
     kept: set[int] = set()
     size = 0
     for i in sorted(range(len(parts)), key=lambda i: tuple(-v for v in ranks[i])):

@@ -378,6 +378,7 @@ def _leads_with_name(gap: str, question: str) -> bool:
         and (word_tag(first) or "").startswith("nr")
 
 
+@lru_cache(maxsize=16384)
 def fills_slot(sentence: str, question: str) -> bool:
     """Whether ``sentence`` says something in the place the (Chinese) ``question`` asks about:
     the words around its question word frame the answer ("……将在哪里举行" and "在伦敦威斯敏斯特
@@ -385,7 +386,8 @@ def fills_slot(sentence: str, question: str) -> bool:
     the frame is new and an answer of the type asked (a place for 哪里, a value for 多少). The
     classic surface-pattern cue of question answering: a sentence that only mentions the
     question's words ("起售价比上一代上涨了200元") does not fill its frame. Only for the answer
-    types a sentence can fail to carry (a place, a person, a value, a date, a name)."""
+    types a sentence can fail to carry (a place, a person, a value, a date, a name). Kept per
+    (sentence, question): the candidates ask it once, ``carries`` again for a person."""
     frame = _frame(question)
     if frame is None:
         return False
