@@ -185,3 +185,40 @@ def test_different_years_in_one_report_are_not_a_conflict():
             passage("m1", "2023年青溪马拉松于3月12日鸣枪开跑。", language="zh"),
             passage("m2", "2024年青溪马拉松于3月17日鸣枪开跑。", language="zh"), lang="zh")
     assert a.conflicts == []
+
+
+def test_two_release_dates_of_different_years_are_one_disagreement():
+    # the year of each date is the value disputed, not a different period
+    a = ask("When was Lanternfall Tactics released?",
+            passage("r1", "Lanternfall Tactics was released on March 3, 2019 for consoles."),
+            passage("r2", "Lanternfall Tactics was released on April 9, 2015 for consoles."))
+    assert len(a.conflicts) == 1
+    assert "March 3, 2019" in a.text and "April 9, 2015" in a.text
+
+
+@pytest.mark.parametrize("excerpt", [
+    "The game was released on March 3, 2019 in Europe and Japan ...",
+    "Sep 2, 2020 ... It was released on March 3, 2019 in Europe and Japan, with a port later ...",
+])
+def test_an_untitled_excerpt_naming_no_subject_answers_for_the_subject_it_was_found_for(excerpt):
+    a = ask("When was Lanternfall Tactics released?", passage("r1", excerpt))
+    assert a.status == "answered"
+    assert "March 3, 2019" in a.text
+
+
+def test_an_excerpt_naming_another_subject_or_under_another_title_does_not():
+    named = ask("When was Lanternfall Tactics released?",
+                passage("r1", "Brightmoor Racing was released on March 3, 2019 in Europe and Japan ..."))
+    titled = ask("When was Lanternfall Tactics released?",
+                 passage("r1", "The game was released on March 3, 2019 in Europe and Japan.",
+                         title="Brightmoor Racing"))
+    assert named.status == "abstained" and titled.status == "abstained"
+
+
+def test_a_name_shortened_to_its_last_words_is_the_name_asked_but_one_that_only_ends_alike_is_not():
+    short = ask("When was Harbour Lights Requiem released?",
+                passage("r1", "Requiem was released on 3 May 2019 for consoles, after a long delay."))
+    other = ask("When was Harbour Lights Requiem released?",
+                passage("r1", "Dawn Requiem was released on 3 May 2019 for consoles, after a long delay."))
+    assert short.status == "answered" and "3 May 2019" in short.text
+    assert other.status == "abstained"

@@ -39,6 +39,12 @@ from agentic_rag.agents.reasoner.question import (
     ("什么是弹性工作制？", "definition"),
     ("How do I request a replacement badge?", "definition"),
     ("Which bridge opened first, the north crossing or the harbour span?", "comparison"),
+    # "the first" is an ordinal of the thing asked, not "which came first"
+    ("Who was the first conductor of the orchestra which toured Brellin?", "person"),
+    # "where" after a noun opens a relative clause: the question asks what its head asks
+    ("What is the name of the lighthouse in the county where Harlow Brook rises?", "name"),
+    ("What county borders the county where Osterby Mill stands?", "place"),
+    ("The ferry leaves from where?", "place"),
 ])
 def test_the_answer_type_comes_from_the_question_wording(question: str, kind: str) -> None:
     assert analyze(question).answer_type == kind
@@ -95,6 +101,15 @@ def test_an_age_question_wants_an_age_not_another_number(question) -> None:
 
 def test_what_kinds_of_asks_for_a_list() -> None:
     assert analyze("What kinds of gifts must be declared to compliance?").enumeration
+
+
+@pytest.mark.parametrize("question, listed", [
+    ("Which permits does a food stall need?", True),
+    ("In which districts is the levy charged?", True),
+    ("Who founded the guild which runs the Tollbridge fair?", False),  # a relative "which" asks nothing
+])
+def test_which_asks_for_items_only_where_it_asks(question, listed) -> None:
+    assert analyze(question).enumeration is listed
 
 
 def test_enumerations_are_recognised_as_lists() -> None:

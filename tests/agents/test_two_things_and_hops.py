@@ -79,6 +79,30 @@ def test_the_answer_from_the_second_hop_passage_comes_first_with_its_link():
     assert not answer.conflicts
 
 
+def test_a_hop_through_a_name_both_passages_give_answers_from_the_second_passage():
+    # the journal's passage names the society; the answer's passage, titled otherwise, names
+    # the society again and says who chaired it first
+    journal = passage("j", "Quarterly of Marsh Ecology", "The Quarterly of Marsh Ecology is a journal "
+                      "published by the Northfen Wetland Society since 1962.")
+    peat = passage("p", "Peat surveys in the fens", "The first peat surveys were made on foot. "
+                   "Edda Marrow, who was the first chair of the Northfen Wetland Society, mapped the bogs in 1931.")
+    other = passage("o", "Fen Drainage Board", "The Fen Drainage Board is chaired by Tom Ashby.")
+    answer = ask("Who was the first chair of the society which publishes the Quarterly of Marsh Ecology?",
+                 journal, other, peat)
+    assert "Edda Marrow" in answer.sentences[0].text
+    assert any(s.citations == ["j:0"] for s in answer.sentences[1:3])  # the link is cited
+
+
+def test_a_passage_sharing_only_a_place_with_the_first_hop_is_no_next_hop():
+    team = passage("t", "Harbour Gulls", "The Harbour Gulls are a netball team in the Coastal Women's League. "
+                   "The club is based in Port Ellery, Westmark. The club was formed in 1987.")
+    season = passage("s", "2015 Westmark rowing season", "The 2015 Westmark rowing season was the last one "
+                     "held on the old course in Westmark.")
+    answer = ask("The Coastal Women's League includes the Port Ellery team that was formed in what year?",
+                 team, season)
+    assert "1987" in answer.sentences[0].text
+
+
 @pytest.mark.parametrize("question, sentence, expected", [
     ("How many cars did Lumen Motors deliver in 2022?",
      "In the second quarter of 2022 Lumen Motors saw deliveries fall.", False),

@@ -158,8 +158,15 @@ def _facts(sentence: str, lead_sentence: str, generation: int
     valued = [k for k, q in enumerate(quantities) if not (q.kind == "date" and q.unit == "year")
               and not (q.kind == "date" and _DATELINE.match(sentence, spans[k][1]) and not sentence[:spans[k][0]].strip())]
     first_seg = min((seg_of(spans[k][0]) for k in valued), default=0)
-    lead = lead_sentence + " " + sentence[:segs[first_seg][0]]
     raws = [q.raw for q in quantities]
+    # the values blanked out in place, so that a value a segment boundary cuts ("March 3, 2019"
+    # split at its comma) leaves no word of itself in the matter
+    blank = list(sentence)
+    for i, j in spans:
+        if i >= 0:
+            blank[i:j] = " " * (j - i)
+    blanked = "".join(blank)
+    lead = lead_sentence + " " + blanked[:segs[first_seg][0]]
 
     # 分别为 lists: items before, values after, matched in order
     item_of: dict[int, str] = {}
@@ -192,12 +199,12 @@ def _facts(sentence: str, lead_sentence: str, generation: int
                 continue
         k = seg_of(s)
         seg_s, seg_e = segs[k]
-        own = sentence[seg_s:seg_e]
+        own = blanked[seg_s:seg_e]
         for raw in raws:
             own = own.replace(raw, " ")
         if not matter_terms(own) and k > first_seg:
             seg_s = segs[k - 1][0]  # "，共4个月": the value continues the previous segment
-            own = sentence[seg_s:seg_e]
+            own = blanked[seg_s:seg_e]
             for raw in raws:
                 own = own.replace(raw, " ")
         lead_text = lead
@@ -268,8 +275,10 @@ def same_fact_matter(a: Fact, b: Fact) -> bool:
     """Two facts are about the same matter when their own segments agree (one contains the
     other: 在职职工 vs 退休人员 are different) and their lead-ins are mostly shared (half of the
     words or more), since two documents introduce the same rule in their own words. Sentences
-    about different years ("2022年春运……" / "2023年春运……") are about different periods."""
-    ya, yb = _years(a.sentence), _years(b.sentence)
+    about different years ("2022年春运……" / "2023年春运……") are about different periods; the
+    year of a date that is itself the value compared ("launched on May 1, 2002" / "on May 15,
+    2012") is what they disagree on, not their period."""
+    ya, yb = _years(a.sentence) - _years(a.quantity.raw), _years(b.sentence) - _years(b.quantity.raw)
     if ya and yb and not ya & yb:
         return False
     if not (a.local and b.local):

@@ -54,6 +54,9 @@ NEGATION_MATCH = 0.3
 #: the sentence is of a passage another passage's sentence leads to, for a question about a
 #: thing it does not name ("the town where X was born": the town's passage answers)
 HOP_LINK = 0.25
+#: a name two passages' sentences share leads from one to the other when it is this long (a
+#: short capitalized word, "The", "Act", links everything)
+LINK_NAME_MIN = 4
 #: a value the question does not state itself, and of the kind it asks for
 NEW_VALUE, KIND_MATCH = 0.4, 0.6
 #: a name for who/which body/where, a procedure for "how", items for "which ones"

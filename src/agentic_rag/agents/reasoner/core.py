@@ -21,7 +21,11 @@
    ask about (上半年) and of another year than the one it names. A yes/no question (算不算, 是否,
    "Is ...") asks whether a rule applies, not for a value. Multi-hop: a passage about something
    the question does not name takes the words of the sentence that names it in another passage
-   (the link), and is preferred when the question needs that hop. Scraped page chrome (menus,
+   (the link), and is preferred when the question needs that hop; so does a sentence that names
+   a thing the first hop's sentence introduced ("published by the X Society" -> "the first
+   chair of the X Society") and says in its own words what the question asks of it. An untitled
+   excerpt that names no subject ("The game was released on ...") is taken to be about the
+   names the question gives, which it was found for. Scraped page chrome (menus,
    bylines) is no candidate; a list under a heading is one candidate for "which ones".
 3. **Selection.** A question about two named things ("which came first, A or B", "are A and B
    both ...") is decided from the sentence about each (:mod:`~agentic_rag.agents.reasoner.comparison`).
@@ -50,7 +54,7 @@ import datetime as dt
 import math
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 
@@ -215,6 +219,9 @@ class _Plan:
     asks_conflict: bool = False  # "……和国家规定不一致，以哪个为准？": the answer is an arbitration
     hop: bool = False  # it asks about a thing it does not name ("the city where X was born")
     classes: frozenset[str] = frozenset()  # the nouns its question word asks for ("which countries")
+    #: per chunk id, the keys of the question's names it mentions without writing them out
+    #: (:func:`_implied_names`)
+    implied: dict[str, frozenset[str]] = field(default_factory=dict)
 
 
 def _is_soft(key: str, plan: _Plan) -> bool:
@@ -426,11 +433,12 @@ class Reasoner:
                 base[t.key] = C.NAMED_TERM
         # rarer in the evidence -> more telling (a word no chunk mentions weighs the most)
         covers = [shared_cover(f"{e.chunk.title}\n{e.chunk.text}\n{_table_text(e.chunk)}") for e in evidence]
+        implied = {e.chunk.chunk_id: _implied_names(e.chunk.title, e.chunk.text, question) for e in evidence}
         n = len(covers)
         weights: dict[str, float] = {}
         missing: list[Term] = []
         for t in terms:
-            df = sum(1 for c, e in zip(covers, evidence) if _covers(c, t, e.chunk))
+            df = sum(1 for c, e in zip(covers, evidence) if _covers(c, t, e.chunk) or t.key in implied[e.chunk.chunk_id])
             weights[t.key] = base[t.key] * (1.0 + math.log((n + 1) / (df + 1)))
             if df == 0 and not t.soft:
                 if _thing_word(t) and t.text.lower() not in classes and t.text.lower() not in verbs:
@@ -504,7 +512,8 @@ class Reasoner:
         coverage = max((covered(p.terms) for p in pieces), default=covered(terms))
         return _Plan(terms, weights, parts[:C.MAX_SENTENCES], pieces[:C.MAX_SENTENCES], missing,
                      whole, asked, mixed_bigrams(question), coverage=coverage, question=question,
-                     asks_conflict=asks_conflict, hop=needs_hop(question), classes=frozenset(classes))
+                     asks_conflict=asks_conflict, hop=needs_hop(question), classes=frozenset(classes),
+                     implied=implied)
 
     def _with_synonyms(self, terms: Sequence[Term], text: str) -> list[Term]:
         """Terms with their synonyms; an English word inside a phrase of a synonym group
@@ -534,7 +543,8 @@ class Reasoner:
                                              unstamped(chunk.text), _table_text(chunk)]))
             # the chunk's context and heading are the same for each of its sentences: the
             # question words they mention are looked up once per chunk
-            in_context = {t.key for t in plan.terms if _covers(context, t, chunk)}
+            implied = plan.implied.get(chunk.chunk_id, frozenset())
+            in_context = {t.key for t in plan.terms if _covers(context, t, chunk) or t.key in implied}
             in_head = {t.key for t in plan.terms if t.key in in_context and _covers(head, t, chunk)}
             factor = _version_factor(chunk, route)
             years = {str(y) for y in route.slots.years} - {route.version}
@@ -1061,13 +1071,77 @@ def _link_hops(sentences: Sequence[_Sentence], plan: _Plan) -> None:
                  and (pattern.search(s.text) if pattern else name in s.text)]
         if not links:
             continue
-        link = max(links, key=lambda s: (sum(plan.weights[k] for k in s.hits)
-                                         + C.CONTEXT_HIT * sum(plan.weights[k] for k in s.ctx_hits), -s.idx))
+        link = max(links, key=lambda s: _as_link(s, plan))
         for s in own:
-            add = (link.hits | link.ctx_hits) - s.hits - s.ctx_hits
-            if add:
-                s.ctx_hits = s.ctx_hits | add
-                s.link = link
+            _follow(s, link)
+    if not plan.hop:
+        return
+    # the chain may also run through a thing both sentences name, not a title: "published by
+    # the American Psychological Association" leads to "Hall, who was the first president of
+    # the American Psychological Association" in a passage titled otherwise. The first hop
+    # names what the question names; the next one does not.
+    anchors = [n.lower() for n in extract_names(plan.question)]
+    english = [s for s in sentences if not is_cjk(s.text)]
+    first = {id(s) for s in english if any(a in s.text.lower() for a in anchors)}
+    names = {id(s): {n for n in extract_names(s.text) if len(n) >= C.LINK_NAME_MIN and n.lower() not in question}
+             for s in english}
+    for s in english:
+        if s.link is not None or id(s) in first:
+            continue
+        # ... and says what the question asks of that thing in its own words ("first president")
+        links = [o for o in english if id(o) in first and o.hits and o.chunk.title != s.chunk.title
+                 and s.hits - o.hits - o.ctx_hits and _share_name(names[id(s)], names[id(o)])]
+        if links:
+            _follow(s, max(links, key=lambda o: _as_link(o, plan)))
+
+
+def _as_link(s: _Sentence, plan: _Plan) -> tuple[float, int]:
+    """How well a sentence leads to the next hop: the question words it matches, the better
+    ranked first."""
+    return sum(plan.weights[k] for k in s.hits) + C.CONTEXT_HIT * sum(plan.weights[k] for k in s.ctx_hits), -s.idx
+
+
+#: how an English excerpt refers to a subject it does not name: "It was released ...", "The
+#: game was launched ...", "That represents an 81 percent increase ..."
+_ANAPHOR = re.compile(r"(?:It|He|She|They|This|That|These|Those|Its|His|Her|Their)\b|The\s+[a-z]+\b(?!\s+of\b)")
+
+
+@lru_cache(maxsize=4096)
+def _implied_names(title: str, text: str, question: str) -> frozenset[str]:
+    """The keys of the names an English question gives that a chunk mentions without writing
+    them out: all of them for an untitled excerpt that names no subject ("The game was launched
+    on ...", "It was released in Japan on ...": it is about what it was found for; a one-line
+    excerpt's title is its own first line), and a name it shortens to its last words
+    ("Valhalla" for "Assassin's Creed Valhalla", "Okafor" for "Grace Okafor"; a name that only
+    ends alike, "Jane Smith" for "John Smith", is another one)."""
+    if is_cjk(question):
+        return frozenset()
+    names = extract_names(question)
+    title, body = unstamped(title).strip(" .…"), unstamped(text).strip(" .…")
+    if not (title and not body.startswith(title)) and _ANAPHOR.match(body):
+        return frozenset(t.key for n in names for t in content_terms(n))
+    said = set(extract_names(f"{title}\n{text}"))
+    return frozenset(t.key for n in names if any(" ".join(n.split()[i:]) in said for i in range(1, len(n.split())))
+                     for t in content_terms(n))
+
+
+def _share_name(a: Collection[str], b: Collection[str]) -> bool:
+    """Whether two sets of names share one, a name inside a longer one counting ("Fredericton"
+    and "Diocese of Fredericton")."""
+    return any(_within_name(x, y) if len(x) <= len(y) else _within_name(y, x) for x in a for y in b)
+
+
+def _within_name(short: str, long: str) -> bool:
+    return short == long or re.search(rf"(?<!\w){re.escape(short)}(?!\w)", long) is not None
+
+
+def _follow(s: _Sentence, link: _Sentence) -> None:
+    """``s`` is reached through ``link``: the question words ``link`` matches count as ``s``'s
+    context, and ``link`` is kept to be cited beside it."""
+    add = (link.hits | link.ctx_hits) - s.hits - s.ctx_hits
+    if add:
+        s.ctx_hits = s.ctx_hits | add
+        s.link = link
 
 
 def _one_subject(group: Sequence[Fact]) -> bool:

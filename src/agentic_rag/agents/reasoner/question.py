@@ -86,13 +86,16 @@ _KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("count", re.compile(r"多少次|几次|多少人|几人|多少项|几项|how many (?:times|people|persons|items)", re.I)),
     ("age", re.compile(r"年纪|年龄|岁数|几岁|多少岁|周岁|多大(?:了|才|的)|how old|what age|minimum age|age limit", re.I)),
 )
-_ENUMERATION = re.compile(r"哪些|哪几|有哪|都有谁|有谁|\bwhich\b(?! one)|\bwhat are\b|\blist\b|\bname the\b|"
+#: English "which" asks at the start of a clause or after a preposition; after a noun it is a
+#: relative pronoun ("the association which published ..."), which asks for nothing
+_ENUMERATION = re.compile(r"哪些|哪几|有哪|都有谁|有谁|(?:^|[,;:]\s*|\b(?:and|but|or|in|of|for|from|to|at|on|by|with)\s+)"
+                          r"which\b(?! one)|\bwhat are\b|\blist\b|\bname the\b|"
                           r"\bwhat (?:kinds?|types?|sorts?) of\b", re.I)
 
 # question words, tried in order; the first that matches decides
 _COMPARISON = re.compile(
     r"哪个更|谁更|更早|更晚|更多|更少|更大|更高|更长|相比|比较|区别|差别|差异|"
-    r"\b(?:which|who) (?:\w+ ){0,4}(?:first|earlier|later|older|younger|larger|bigger|smaller|longer|"
+    r"\b(?:which|who) (?:\w+ ){0,4}(?:(?<!\bthe )first|earlier|later|older|younger|larger|bigger|smaller|longer|"
     r"shorter|more|less|higher|lower)\b|\bcompared?\b|\bdifference between\b|\bboth\b", re.I)
 _DATE = re.compile(
     r"什么时候|何时|哪天|哪一天|哪年|哪一年|几月|几号|几点|什么时间|日期|(?<!多长)(?<!多少)时间\s*(?:是|为)?\s*[？?]?\s*$|"
@@ -129,9 +132,11 @@ _ORGANIZATION = re.compile(
 _PLACE = re.compile(
     r"哪里|在哪|哪儿|什么地方|何处|何地|哪个国家|哪个城市|哪个省|哪座|哪个地区|"
     r"(?:地点|地址|举办地|所在地|发生地|起点|终点|目的地|产地|总部)\s*(?:是|在)?\s*[？?]?\s*$|"
-    r"\bwhere\b|\blocation\b|\bvenue\b|\bwhich (?:country|city|state|province|town|county|region|place|island|river|venue|"
-    r"website|system|platform|portal|channel)\b|\bin what (?:city|country|state)\b|\bwhat (?:city|country|"
-    r"state|place)\b", re.I)
+    # English "where" asks at the start of a clause; after a noun it is relative ("the country where ...")
+    r"(?:^|[,;:]\s*|\b(?:and|but|or|is|are|was|were)\s+)where\b|\bwhere\s*[?？]?\s*$|\blocation\b|\bvenue\b|"
+    r"\bwhich (?:country|city|state|province|town|county|region|place|island|river|venue|"
+    r"website|system|platform|portal|channel)\b|\bin what (?:city|country|state|county|region|province|town)\b|"
+    r"\bwhat (?:city|country|state|place|county|region|province|town|continent)\b", re.I)
 _NAME = re.compile(r"叫什么|名字|名称|全称|简称|称号|口号|\bwhat (?:is|was|are|were) (?:the |its |their )?(?:\w+ )?"
                    r"(?:name|title|nickname|motto|slogan)\b|\bcalled what\b|\bwhat (?:is|was) \w+ called\b", re.I)
 _DEFINITION = re.compile(
