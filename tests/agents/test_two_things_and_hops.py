@@ -197,6 +197,15 @@ def test_a_year_in_a_titled_name_is_not_the_time_a_sentence_states():
     assert "6.5‰" in answer.sentences[0].text, answer.text
 
 
+def test_the_year_a_span_starts_is_not_the_time_a_sentence_states():
+    # "1998年以来首位" says who won this year; the year only starts the span
+    event = zh("e", "2023年白沙杯围棋赛女子组比赛在青岚市体育馆举行，共有64名棋手参赛。"
+                    "林晓川在决赛中击败赵明远，获得白沙杯女子组冠军，成为1998年以来首位获得该项冠军的本地棋手。",
+               title="白沙杯快讯")
+    answer = ask_zh("2023年白沙杯女子组冠军是谁？", event, years=[2023])
+    assert "林晓川" in answer.sentences[0].text, answer.text
+
+
 def test_what_something_is_called_is_answered_with_the_quoted_name():
     news = zh("n", "青岚灯会的吉祥物由本地美术学院的林远航和设计团队完成，经评审委员会确认。"
                    "青岚灯会评审最终选定了设计团队精心设计的“岚小灯”作为吉祥物。", title="青岚灯会")

@@ -555,9 +555,11 @@ class Reasoner:
                 sent.ev, sent.idx, sent.factor, sent.position, sent.dense = ev, idx, factor, pos, dense
                 if _unasked_condition(sent.text, asked, plan.wants.answer_type in _NAME_TYPES):
                     sent.factor *= C.CONDITION_FACTOR
-                if years and (stated := set(_YEAR.findall(QUOTED_NAME.sub(" ", sent.quote)))) and not stated & years:
+                if years and (stated := set(_YEAR.findall(_SINCE.sub(" ", QUOTED_NAME.sub(" ", sent.quote))))) \
+                        and not stated & years:
                     # "2020年……为8.52‰" for "2021年……出生率"; a year in a quoted or titled name
-                    # (“中国统计年鉴2021”) names a publication or event, not the time stated
+                    # (“中国统计年鉴2021”) names a publication or event, not the time stated, and
+                    # the year a span starts ("1978年以来首位", "the first since 1929") is not it either
                     sent.factor *= C.OTHER_YEAR
                 if _SUB_PERIOD.search(sent.quote) and not _SUB_PERIOD.search(route.question):
                     sent.factor *= C.CONDITION_FACTOR  # "上半年交付56.4万辆" for "2022年交付量"
@@ -1029,6 +1031,8 @@ def _joined_years(text: str) -> list[str]:
     m = _JOINED_YEARS.search(text)
     return [m.group(1), m.group(2)] if m and m.group(1) != m.group(2) else []
 _YEAR = re.compile(r"(?<!\d)((?:19|20)\d{2})(?!\d)")
+#: the year a span starts that reaches the time stated: 1978年以来, 自2015年起, since 1929
+_SINCE = re.compile(r"(?:自|从)?(?:19|20)\d{2}\s*年?\s*(?:以来|来|起)|\bsince\s+(?:19|20)\d{2}\b", re.I)
 #: a part of a year ("上半年", "第四季度", "Q3", "the first half"): a value for it is not the
 #: value for the whole year a question asks about
 _SUB_PERIOD = re.compile(r"[上下]半年|前?[一二三四1-4１-４]季度|第[一二三四1-4]季度|前三季度|\d{1,2}[-—至~]\d{1,2}月|"
