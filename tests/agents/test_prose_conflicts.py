@@ -222,3 +222,35 @@ def test_a_name_shortened_to_its_last_words_is_the_name_asked_but_one_that_only_
                 passage("r1", "Dawn Requiem was released on 3 May 2019 for consoles, after a long delay."))
     assert short.status == "answered" and "3 May 2019" in short.text
     assert other.status == "abstained"
+
+
+def test_two_things_the_question_asks_about_one_by_one_are_no_disagreement():
+    a = ask("白沙杯男子组和女子组冠军分别是谁？",
+            passage("r1", "经过三轮较量，该选手最终夺得白沙杯男子组冠军。", language="zh"),
+            passage("r2", "经过三轮较量，该选手最终夺得白沙杯女子组冠军。", language="zh"), lang="zh")
+    assert not a.conflicts
+    assert "不一致" not in a.text
+
+
+def test_an_amount_question_is_not_answered_by_disagreeing_dates_or_rates():
+    # when each report was written, and growth rates the question does not ask for, are no
+    # disagreement about the revenue
+    a = ask("青岚公司2022年前两季度营收分别是多少？",
+            passage("r1", "本季度，青岚公司的总营收达50亿元，同比增长16%。", language="zh"),
+            passage("r2", "新华社讯 8月26日消息，青岚公司的总营收达50亿元，同比增长26%。", language="zh"), lang="zh")
+    assert "50亿元" in a.text
+    assert not a.conflicts, a.text
+
+
+def test_two_reports_differing_only_in_when_they_were_written_do_not_disagree_on_an_amount():
+    from types import SimpleNamespace
+
+    from agentic_rag.agents.reasoner.core import _about_question
+    from agentic_rag.agents.reasoner.question import analyze
+
+    a = "本季度，青岚公司的总营收达509亿元，同比增长16.4%"
+    b = "新浪科技讯 8月26日下午消息，青岚公司的总营收达509亿元，同比增长16.4%"
+    [group] = aligned_conflicts([(b, passage("r2", b, language="zh"), 0), (a, passage("r1", a, language="zh"), 1)])
+    question = "青岚公司第二季度营收是多少？"
+    plan = SimpleNamespace(wants=analyze(question))
+    assert not _about_question(group, plan, question, [], [])

@@ -1031,6 +1031,9 @@ def _joined_years(text: str) -> list[str]:
     m = _JOINED_YEARS.search(text)
     return [m.group(1), m.group(2)] if m and m.group(1) != m.group(2) else []
 _YEAR = re.compile(r"(?<!\d)((?:19|20)\d{2})(?!\d)")
+#: a time or a time word in a differing phrase ("8月26日下午消息", "本季度", "last quarter")
+_TIME_WORDS = re.compile(r"\d{1,2}月\d{1,2}日|\d{4}年|[本上下去今明昨前]\s*(?:季度|年度|年|月|周|日|天)|"
+                         r"\b(?:this|last|next)\s+(?:quarter|year|month|week)\b|\b(?:yesterday|today)\b", re.I)
 #: the year a span starts that reaches the time stated: 1978年以来, 自2015年起, since 1929
 _SINCE = re.compile(r"(?:自|从)?(?:19|20)\d{2}\s*年?\s*(?:以来|来|起)|\bsince\s+(?:19|20)\d{2}\b", re.I)
 #: a part of a year ("上半年", "第四季度", "Q3", "the first half"): a value for it is not the
@@ -1437,7 +1440,11 @@ def _about_question(group: Sequence[Fact], plan: _Plan, question: str,
     (a date, an amount) is not answered by a disagreement about another kind (a name, a rate),
     and a yes/no question only by one in the sentences its answer quotes, not next to them."""
     kind = group[0].quantity.kind
-    if kind == "entity" and re.search(r"\d", group[0].quantity.raw):
+    if kind == "entity" and all(f.quantity.raw in question for f in group):
+        return False  # "男单和女单冠军分别是谁": the things it asks about one by one, not two values
+    if kind == "entity" and any(_TIME_WORDS.search(f.quantity.raw) for f in group):
+        kind = "date"  # "新浪科技讯 8月26日下午消息" / "本季度": when it was said, not a value
+    elif kind == "entity" and re.search(r"\d", group[0].quantity.raw):
         kind = "number"
     allowed = {kind} | ({"count", "number"} if kind in ("count", "number") else set())
     wants = plan.wants
@@ -1447,6 +1454,8 @@ def _about_question(group: Sequence[Fact], plan: _Plan, question: str,
         return False  # "who won ..." is not answered by two dates
     if wants.answer_type == "number" and kind == "entity":
         return False  # nor "how much is the fine" by two names of the body that imposes it
+    if wants.answer_type == "number" and kind == "date" and "date" not in wants.kinds:
+        return False  # nor "营收是多少" by two dates
     yes_no = wants.yes_no
     return not yes_no or any(s in chosen for s in sentences)
 

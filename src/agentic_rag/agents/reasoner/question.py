@@ -459,7 +459,7 @@ def _frame(question: str) -> _Frame | None:
 #: a question about a count or a sum ("交付量", "销量", "revenue") is not answered by a rate or
 #: a period unless it asks for one ("同比增长多少", "how long")
 _COUNT_HEAD = re.compile(r"(?:人数|数量|总数|次数|销量|产量|总产量|营收|收入|票房|产值|GDP|生产总值|金额|规模|吞吐量|交付量|"
-                         r"净利润|利润|总额|人口|议席|席位)\s*(?:是|为|有)?\s*(?:多少)?\s*[？?]?\s*$|"
+                         r"净利润|利润|总额|人口|议席|席位)\s*(?:分别|各|都)?\s*(?:是|为|有)?\s*(?:多少)?\s*[？?]?\s*$|"
                          r"\b(?:revenue|sales|deliveries|population|attendance|turnover)\b", re.I)
 _ASKS_RATE = re.compile(r"比例|比率|[^\s，,]率|百分|几成|增长|增速|增幅|下降|降幅|上涨|涨幅|占比|份额|"
                         r"percent|\brate\b|\bshare\b|growth|grow|increase|rise|fall|drop|decline|proportion", re.I)
