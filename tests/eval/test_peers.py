@@ -70,6 +70,25 @@ def test_comparison_counts_the_questions_each_side_is_ahead_on():
     assert not [r for r in rows if "ahead" in r[0]]
 
 
+def test_the_bench_target_counts_retrieval_and_shows_the_answer_metrics_beside_it():
+    import importlib.util
+    from pathlib import Path
+
+    spec = importlib.util.spec_from_file_location("peers_bench", Path(__file__).parents[2] / "bench" / "peers.py")
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    ours = P.SystemResult(name="ours", metrics={"passage_accuracy": 0.87, "accuracy": 0.86, "accuracy@0.2": 0.94,
+                                                "rejection_rate": 0.15}, retrieve_ms={})
+    peer = P.SystemResult(name="haystack", metrics={"passage_accuracy": 0.86, "accuracy": 0.86, "accuracy@0.2": 0.95,
+                                                    "rejection_rate": 0.0}, retrieve_ms={})
+    lines = bench._acceptance({"rgb/zh_noise": [ours, peer]}, {})
+    assert lines[0] == "- rgb/zh_noise: retrieval ≥ every peer on every retrieval metric (passage_accuracy): yes"
+    assert lines[1] == "  answer metrics behind a peer: accuracy@0.2 0.940 < haystack 0.950"
+    behind = ours.model_copy(update={"metrics": {**ours.metrics, "passage_accuracy": 0.85}})
+    assert bench._acceptance({"rgb/zh_noise": [behind, peer]}, {})[0].endswith(
+        "(passage_accuracy): no (passage_accuracy 0.850 < haystack 0.860)")
+
+
 @pytest.fixture
 def engine(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)  # no stray arag.toml
