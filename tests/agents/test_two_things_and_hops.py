@@ -149,6 +149,9 @@ def ask_zh(question: str, *chunks: Chunk, years: list[int] | None = None):
     ("青岚马拉松的终点设在什么地方？", "本届青岚马拉松终点设在滨江湿地公园。", "zh"),
     ("青岚市的养鸽登记由哪个部门负责？", "市公安机关负责养鸽登记和监督检查。", "zh"),
     ("Which countries need an entry letter?", "Holders of passports of Peru, Chile or Ghana need an entry letter.", "en"),
+    # the role a "who is the ..." question asks for, which the text says with a verb
+    ("Who is the Harbour Poetry Prize winner in 2021?", "Marta Kowal wins the Harbour Poetry Prize for 2021.", "en"),
+    ("Who was the director of Lanternfall?", "Lanternfall, directed by Edda Marrow, opened in May.", "en"),
 ])
 def test_the_class_a_question_word_names_is_not_what_the_documents_must_contain(question, text, lang):
     # the text names the place, the office, the countries: never the words 地方, 部门, "countries"

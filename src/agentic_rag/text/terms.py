@@ -342,6 +342,10 @@ def _content_terms(text: str, generation: int) -> tuple[Term, ...]:
 _CLASS_ZH = re.compile(r"(?:什么|哪个|哪些|哪种|哪类|哪家|哪位|哪一个|哪一种|哪几个|哪几种|哪几|何种|何)(?:样的|的)?"
                        r"(?P<noun>[\u4e00-\u9fff]{2,4})")
 _CLASS_EN = re.compile(r"\b(?:which|what|whose|how many)\s+(?:(?:kinds?|types?|sorts?)\s+of\s+)?(?P<noun>[a-z][a-z'\-]+)", re.I)
+#: "who is the [...] winner / director / founder": the role the person asked for holds, which a
+#: document may state otherwise ("directed by", "wins the award")
+_ROLE_EN = re.compile(r"^\s*who\s+(?:is|was|are|were)\s+the\s+(?:[\w'\-]+\s+){0,4}?"
+                      r"(?P<noun>[a-z]+(?:er|or|ist|ent|ant))\b(?=\s*(?:[?？]|$|(?:in|of|for|at|on)\b))", re.I)
 
 
 def answer_classes(question: str) -> set[str]:
@@ -353,6 +357,6 @@ def answer_classes(question: str) -> set[str]:
         words = segment(noun)
         if words:
             out.add(words[0])
-    for m in _CLASS_EN.finditer(question):
+    for m in (*_CLASS_EN.finditer(question), *_ROLE_EN.finditer(question)):
         out.add(m.group("noun").lower())
     return out
