@@ -93,6 +93,17 @@ def test_a_hop_through_a_name_both_passages_give_answers_from_the_second_passage
     assert any(s.citations == ["j:0"] for s in answer.sentences[1:3])  # the link is cited
 
 
+def test_the_relation_to_the_next_hop_need_not_be_written_and_names_match_without_accents():
+    # "birthplace" is how the question reaches the town, not a word the passages write; the
+    # question types "Jonas Vingaard" without the accent the passage writes
+    runner = passage("r", "Jonas Vingård", "Jonas Vingård (born 4 May 1931 in Pellham) is a retired runner.")
+    town = passage("t", "Rivers of the Marches", "Several rivers cross the Marches. "
+                   "The river Wye flows through Pellham on its way to the sea.")
+    answer = ask("Which river flows through Jonas Vingard's birthplace?", runner, town)
+    assert answer.status == "answered"
+    assert "Wye" in answer.text
+
+
 def test_a_passage_sharing_only_a_place_with_the_first_hop_is_no_next_hop():
     team = passage("t", "Harbour Gulls", "The Harbour Gulls are a netball team in the Coastal Women's League. "
                    "The club is based in Port Ellery, Westmark. The club was formed in 1987.")

@@ -101,7 +101,7 @@ from agentic_rag.config import ReasonerSettings
 from agentic_rag.ingest.edges import amended_clauses, amended_title
 from agentic_rag.text.clauses import clause_matches, clause_number
 from agentic_rag.text.language import is_cjk
-from agentic_rag.text.names import extract_names
+from agentic_rag.text.names import extract_names, fold
 from agentic_rag.text.numerals import cn_to_int
 from agentic_rag.text.quantities import extract_quantities, rate_periods, same_value, within
 from agentic_rag.text.sentences import (
@@ -365,6 +365,10 @@ class Reasoner:
         # a question is not out of scope for lacking it
         classes = answer_classes(question)
         verbs = english_verbs(question)  # "can't I bring": an action, often worded otherwise
+        # the relation that leads from a named thing to the next hop ("Akinoshu Kenji's
+        # birthplace", "Hello Love's performer") is what the next passage is found by, not a
+        # word the passages write: "born ... in Hiroshima", "'Hello Love' was Snow's"
+        relations = {m.group(1).lower() for m in _POSSESSED.finditer(question)} if needs_hop(question) else set()
         # the words of a clause label ("Section", "clause") are the clause, not things of their own
         labels = [c.lower() for c in route.slots.clauses]
         q_terms = [t for t in q_terms if not any(t.text.lower() in label for label in labels)]
@@ -441,7 +445,7 @@ class Reasoner:
             df = sum(1 for c, e in zip(covers, evidence) if _covers(c, t, e.chunk) or t.key in implied[e.chunk.chunk_id])
             weights[t.key] = base[t.key] * (1.0 + math.log((n + 1) / (df + 1)))
             if df == 0 and not t.soft:
-                if _thing_word(t) and t.text.lower() not in classes and t.text.lower() not in verbs:
+                if _thing_word(t) and t.text.lower() not in classes | relations and t.text.lower() not in verbs:
                     missing.append(t)
                 else:
                     # only a missing *thing* makes a question out of scope: actions and manners
@@ -1087,10 +1091,11 @@ def _link_hops(sentences: Sequence[_Sentence], plan: _Plan) -> None:
     # the American Psychological Association" leads to "Hall, who was the first president of
     # the American Psychological Association" in a passage titled otherwise. The first hop
     # names what the question names; the next one does not.
-    anchors = [n.lower() for n in extract_names(plan.question)]
+    anchors = [fold(n) for n in extract_names(plan.question)]
+    asked = fold(plan.question)
     english = [s for s in sentences if not is_cjk(s.text)]
-    first = {id(s) for s in english if any(a in s.text.lower() for a in anchors)}
-    names = {id(s): {n for n in extract_names(s.text) if len(n) >= C.LINK_NAME_MIN and n.lower() not in question}
+    first = {id(s) for s in english if any(a in fold(s.text) for a in anchors)}  # Akinoshu ~ Akinoshū
+    names = {id(s): {n for n in extract_names(s.text) if len(n) >= C.LINK_NAME_MIN and fold(n) not in asked}
              for s in english}
     for s in english:
         if s.link is not None or id(s) in first:
@@ -1108,6 +1113,8 @@ def _as_link(s: _Sentence, plan: _Plan) -> tuple[float, int]:
     return sum(plan.weights[k] for k in s.hits) + C.CONTEXT_HIT * sum(plan.weights[k] for k in s.ctx_hits), -s.idx
 
 
+#: a noun a proper name possesses: "Kenji's birthplace", "Brand's author"
+_POSSESSED = re.compile(r"\b[A-Z][\w\-]*(?:'s|’s|s'|s’)\s+([a-z][a-z\-]+)\b")
 #: how an English excerpt refers to a subject it does not name: "It was released ...", "The
 #: game was launched ...", "That represents an 81 percent increase ..."
 _ANAPHOR = re.compile(r"(?:It|He|She|They|This|That|These|Those|Its|His|Her|Their)\b|The\s+[a-z]+\b(?!\s+of\b)")
