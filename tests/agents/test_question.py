@@ -45,6 +45,8 @@ from agentic_rag.agents.reasoner.question import (
     ("What is the name of the lighthouse in the county where Harlow Brook rises?", "name"),
     ("What county borders the county where Osterby Mill stands?", "place"),
     ("The ferry leaves from where?", "place"),
+    # a work is asked for by its title
+    ("去年青岚电影节的最佳影片是哪部电影？", "name"),
 ])
 def test_the_answer_type_comes_from_the_question_wording(question: str, kind: str) -> None:
     assert analyze(question).answer_type == kind
@@ -256,3 +258,11 @@ def test_a_name_after_the_role_asked_carries_the_answer() -> None:
     assert carries("person", "该片导演韦青近日在首映礼上说", question)
     assert not carries("person", "该片导演近日在首映礼上说", question)
 
+
+
+def test_a_work_is_named_in_title_marks_not_in_quotation_marks() -> None:
+    question = "今年暑期档票房冠军是哪部电影？"
+    assert quotes_new_name("暑期档票房冠军由《山海谣》摘得。", question)
+    assert not quotes_new_name("今年堪称“史上最热”暑期档。", question)
+    assert quotes_new_name("吉祥物名为“青青”。", "吉祥物叫什么名字？")  # a name is still quoted either way
+    assert analyze("这项规定由哪部门负责解释？").answer_type != "name"  # 哪部门 asks for a body

@@ -137,7 +137,7 @@ _PLACE = re.compile(
     r"\bwhich (?:country|city|state|province|town|county|region|place|island|river|venue|"
     r"website|system|platform|portal|channel)\b|\bin what (?:city|country|state|county|region|province|town)\b|"
     r"\bwhat (?:city|country|state|place|county|region|province|town|continent)\b", re.I)
-_NAME = re.compile(r"叫什么|名字|名称|全称|简称|称号|口号|\bwhat (?:is|was|are|were) (?:the |its |their )?(?:\w+ )?"
+_NAME = re.compile(r"叫什么|名字|名称|全称|简称|称号|口号|哪一?部(?![门分署委])|哪本|哪首|哪款|\bwhat (?:is|was|are|were) (?:the |its |their )?(?:\w+ )?"
                    r"(?:name|title|nickname|motto|slogan)\b|\bcalled what\b|\bwhat (?:is|was) \w+ called\b", re.I)
 _DEFINITION = re.compile(
     r"什么是|是什么|是指|指什么|含义|定义|意思|怎么|如何|怎样|流程|步骤|手续|程序|需要什么|需要哪些材料|"
@@ -563,9 +563,15 @@ def quotes_new_name(sentence: str, question: str) -> bool:
     """Whether ``sentence`` gives, in quotation or title marks, a name the question does not
     contain: the form in which Chinese text states what something is called (叫什么, 名称).
     (English quotes more often give the title of a work, which is no answer to "the name of
-    the band".)"""
+    the band".) A work (哪部电影, 哪本书, 哪首歌) is named in title marks: a phrase in quotation
+    marks (“史上质量最佳”) is none."""
+    work = bool(_ASKS_WORK.search(question))
     return any(_WORDY.search(name) and name.strip() not in question
-               for m in QUOTED_NAME.finditer(sentence) for name in m.groups() if name)
+               for m in QUOTED_NAME.finditer(sentence) for name in ((m.group(2),) if work else m.groups()) if name)
+
+
+#: a question for a work, which is named in title marks (《》)
+_ASKS_WORK = re.compile(r"哪一?部(?![门分署委])|哪本|哪首")
 
 
 #: a name has letters or characters: a countdown in quotation marks (“5、4、3、2、1”) is none
