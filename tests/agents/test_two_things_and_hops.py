@@ -211,6 +211,15 @@ def test_a_year_in_a_titled_name_is_not_the_time_a_sentence_states():
     assert "6.5‰" in answer.sentences[0].text, answer.text
 
 
+def test_a_byline_block_run_into_the_first_sentence_leaves_the_sentence():
+    page = zh("p", "青岚灯会闭幕  日期：2023-02-26 10:30    来源：青岚日报  　　原标题：青岚灯会闭幕 　　"
+                   "记者从市文旅局获悉，为期20天的青岚灯会于2月25日闭幕。灯会期间共接待游客80万人次。",
+              title="青岚灯会闭幕")
+    answer = ask_zh("青岚灯会什么时候闭幕？", page)
+    assert "2月25日" in answer.sentences[0].text, answer.text
+    assert "来源" not in answer.sentences[0].text
+
+
 def test_the_year_a_span_starts_is_not_the_time_a_sentence_states():
     # "1998年以来首位" says who won this year; the year only starts the span
     event = zh("e", "2023年白沙杯围棋赛女子组比赛在青岚市体育馆举行，共有64名棋手参赛。"

@@ -54,6 +54,8 @@ NEGATION_MATCH = 0.3
 #: the sentence is of a passage another passage's sentence leads to, for a question about a
 #: thing it does not name ("the town where X was born": the town's passage answers)
 HOP_LINK = 0.25
+#: the sentence after a byline block run into it is kept when it has this many characters
+MIN_TAIL = 8
 #: a name two passages' sentences share leads from one to the other when it is this long (a
 #: short capitalized word, "The", "Act", links everything)
 LINK_NAME_MIN = 4

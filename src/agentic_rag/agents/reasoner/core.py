@@ -1625,7 +1625,15 @@ def _sentences_of(chunk: Chunk, lang: str, lists: bool = False) -> list[_Sentenc
             # line is its own title, when none was given: it is still what the passage says)
             continue
         if _is_page_chrome(shown):
-            continue  # a web page's menus, bylines and footers state nothing
+            # a web page's menus, bylines and footers state nothing; a byline block that wide
+            # gaps run into the first sentence ("日期：…    来源：北京日报    原标题：……    从市交通
+            # 委获悉，……") leaves that sentence
+            tail = _GAP_RUN.split(shown)[-1].strip()
+            at = quote.rfind(tail) if tail else -1
+            if tail == shown.strip() or at < 0 or _is_page_chrome(tail) or len(re.sub(r"\W", "", tail)) < C.MIN_TAIL:
+                continue
+            s += at
+            quote, shown = text[s:e], tail
         if run_in and "\n" in text[run_in_end:s]:
             run_in = ""
         line_start, line_end = text.rfind("\n", 0, s) + 1, text.find("\n", e)
@@ -1685,6 +1693,7 @@ def _after_intro(intro: str, item: str, lang: str) -> str:
 _CHROME_WORDS = re.compile(r"登录|注册|首页|分享到|扫一扫|版权所有|免责声明|责任编辑|热点推荐|更多资讯|关注我们|来源：|"
                            r"\b(?:sign in|log in|subscribe|all rights reserved|cookie|privacy policy|share this)\b", re.I)
 _WIDE_GAPS = re.compile(r"\S(?:\s{3,}|\t)\S")
+_GAP_RUN = re.compile(r"\s{3,}|\t")
 
 
 def _is_page_chrome(sentence: str) -> bool:
