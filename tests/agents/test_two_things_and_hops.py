@@ -220,6 +220,14 @@ def test_a_byline_block_run_into_the_first_sentence_leaves_the_sentence():
     assert "来源" not in answer.sentences[0].text
 
 
+def test_a_sentence_about_another_ordinal_yields_to_the_one_asked():
+    # 第四棒 is another torchbearer than 最后一棒, however well the rest of its sentence matches
+    fourth = zh("a", "白沙杯火炬传递启动，第四棒火炬手林晓川接过火炬。", title="白沙杯火炬传递")
+    last = zh("b", "最终，最后一棒梁思远点燃主火炬。", title="收官")
+    answer = ask_zh("白沙杯火炬传递的最后一棒火炬手是谁？", fourth, last)
+    assert "梁思远" in answer.sentences[0].text, answer.text
+
+
 def test_the_year_a_span_starts_is_not_the_time_a_sentence_states():
     # "1998年以来首位" says who won this year; the year only starts the span
     event = zh("e", "2023年白沙杯围棋赛女子组比赛在青岚市体育馆举行，共有64名棋手参赛。"

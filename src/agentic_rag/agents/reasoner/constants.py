@@ -22,6 +22,8 @@ SPLIT_CACHE = 4096
 CONDITION_FACTOR = 0.8
 #: a sentence that states years, none of them the one the question names, counts this much
 OTHER_YEAR = 0.8
+#: ... and one that states another ordinal of what the question counts (第四棒 for 最后一棒)
+OTHER_ORDINAL = 0.8
 #: a rate stated per another period than the question's ("per week" for "a year") counts this much
 OTHER_PERIOD = 0.8
 

@@ -552,6 +552,7 @@ class Reasoner:
             in_head = {t.key for t in plan.terms if t.key in in_context and _covers(head, t, chunk)}
             factor = _version_factor(chunk, route)
             years = {str(y) for y in route.slots.years} - {route.version}
+            ordinals = _ordinals(route.question)
             periods = rate_periods(route.question) if plan.wants.quantity else frozenset()
             negated = _negated(route.question)
             dense = dense_signal(ev.scores["vector"]) if "vector" in ev.scores else (0.0 if dense_leg else None)
@@ -565,6 +566,9 @@ class Reasoner:
                     # (“中国统计年鉴2021”) names a publication or event, not the time stated, and
                     # the year a span starts ("1978年以来首位", "the first since 1929") is not it either
                     sent.factor *= C.OTHER_YEAR
+                if ordinals and (said := _ordinals(sent.quote)) and not said & ordinals \
+                        and {c for _, c in said} & {c for _, c in ordinals}:
+                    sent.factor *= C.OTHER_ORDINAL  # "第四棒火炬手" for "最后一棒火炬手", "30th" for "31st"
                 if _SUB_PERIOD.search(sent.quote) and not _SUB_PERIOD.search(route.question):
                     sent.factor *= C.CONDITION_FACTOR  # "上半年交付56.4万辆" for "2022年交付量"
                 if periods and (per := rate_periods(sent.quote)) and not per & periods:
@@ -1035,6 +1039,21 @@ def _joined_years(text: str) -> list[str]:
     m = _JOINED_YEARS.search(text)
     return [m.group(1), m.group(2)] if m and m.group(1) != m.group(2) else []
 _YEAR = re.compile(r"(?<!\d)((?:19|20)\d{2})(?!\d)")
+#: an ordinal and what it counts: 第一棒, 最后一棒, 第31任, "the 31st prime minister"
+_COUNTED = re.compile(r"(第\s*[\d零〇一二两三四五六七八九十百千]+|最后一?|首)\s*([棒任届艘次期批轮位名座])|"
+                      r"\b(\d+(?:st|nd|rd|th)|first|second|third|last)\s+([a-z]+)", re.I)
+
+
+def _ordinals(text: str) -> frozenset[tuple[str, str]]:
+    """(ordinal, counted thing) pairs a text states ("第一棒" -> ("一", "棒"))."""
+    out = set()
+    for m in _COUNTED.finditer(text):
+        num, what = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+        num = re.sub(r"^第\s*|\s", "", num).lower()
+        out.add(({"首": "一", "最后一": "最后"}.get(num, num), what.lower()))
+    return frozenset(out)
+
+
 #: a time or a time word in a differing phrase ("8月26日下午消息", "本季度", "last quarter")
 _TIME_WORDS = re.compile(r"\d{1,2}月\d{1,2}日|\d{4}年|[本上下去今明昨前]\s*(?:季度|年度|年|月|周|日|天)|"
                          r"\b(?:this|last|next)\s+(?:quarter|year|month|week)\b|\b(?:yesterday|today)\b", re.I)
