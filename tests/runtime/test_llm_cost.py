@@ -388,3 +388,22 @@ def test_the_writer_over_an_abstention_sees_the_top_hit_of_the_search_the_llm_pl
     Session(rt).ask(ANSWERABLE)
     assert "病假 证明" in retriever.queries
     assert shown and shown[0]
+
+
+# ---------------------------------------------------------------- a second look the run can fit
+
+def test_the_verifier_can_list_each_sentence_once_at_most():
+    from pydantic import ValidationError
+
+    from agentic_rag.models.llm import reply_tokens
+    from agentic_rag.runtime.prompts import verification_schema
+
+    schema = verification_schema(2)
+    unsupported = schema.model_json_schema()["properties"]["unsupported"]
+    assert unsupported["maxItems"] == 2 and unsupported["items"]["enum"] == [1, 2]
+    assert schema.model_validate({"unsupported": [2], "fixes": [{"index": 2}]}).unsupported == [2]
+    for runaway in ({"unsupported": [1, 2, 3]}, {"fixes": [{"index": 3}]}):
+        with pytest.raises(ValidationError):
+            schema.model_validate(runaway)
+    # bounded everywhere, so the reply has a length a grammar-constrained model must close within
+    assert reply_tokens(schema) is not None

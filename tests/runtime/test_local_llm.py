@@ -66,3 +66,26 @@ def test_extra_weight_buffers_are_off_on_amx_cpus_and_the_loader_is_left_as_foun
     # a prompt longer than a few tokens runs through the multiply that crashed with AMX buffers
     out = plain.complete([{"role": "user", "content": "hello world " * 60}], max_tokens=4)
     assert out.prompt_tokens > 100
+
+
+def test_a_reply_cut_at_max_tokens_is_reported_as_cut_not_as_invalid_json(local_llm):
+    from agentic_rag.models.llm import TruncatedOutput
+    from agentic_rag.runtime import prompts
+
+    with pytest.raises(TruncatedOutput, match="max_tokens limit of 3"):
+        local_llm.complete(prompts.retrieve_messages("年假怎么休？"), prompts.RetrieveDecision, max_tokens=3)
+
+
+def test_the_verifier_schema_closes_the_reply_of_a_small_model(local_llm):
+    # unbounded, SmolLM2 counted 1, 2, 3, ... as unsupported sentences until max_tokens cut
+    # its JSON off; bounded by the answer's one sentence, the grammar closes the list
+    from agentic_rag.models.llm import reply_tokens, structured
+    from agentic_rag.runtime import prompts
+
+    schema = prompts.verification_schema(1)
+    messages = [{"role": "system", "content": "Check each numbered answer sentence against the passage."},
+                {"role": "user", "content": "question: 出差住宿每晚能报多少？\nanswer:\n1. 每晚最多报销500元。 [p1]\n"
+                                            "passages:\n[p1] 出差住宿费每晚限额400元。"}]
+    out = structured(local_llm, messages, schema, max_tokens=64)
+    assert set(out.unsupported) <= {1} and all(f.index == 1 for f in out.fixes)
+    assert reply_tokens(schema) > 64  # it was given what its longest reply needs, not the 64 asked

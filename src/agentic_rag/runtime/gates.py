@@ -226,11 +226,11 @@ class Gates:
 
         try:
             with self.tracer.timed() as ms:
+                schema = prompts.verification_schema(n)
                 msgs = fitted(self.llm, lambda n, c: prompts.verify_messages(
                                   answer.question or "", pairs, evidence, limit=n, max_chars=c),
-                              self.max_tokens, limit=10, max_chars=400, schema=prompts.Verification)
-                out = structured(self.llm, msgs, prompts.Verification, max_tokens=self.max_tokens,
-                                 validate=check)
+                              self.max_tokens, limit=10, max_chars=400, schema=schema)
+                out = structured(self.llm, msgs, schema, max_tokens=self.max_tokens, validate=check)
         except LLMFallback as exc:
             self.tracer.fallback("verify", exc.reason)
             return self._finish_verify(answer, checked, by_id, "rules", "", 0.0)
