@@ -315,3 +315,44 @@ def test_a_bounded_schema_gets_the_max_tokens_its_longest_reply_needs():
     assert asked == [need, need + 50, 5]  # raised to the need, never lowered; unbounded: as asked
     assert reply_tokens(Open) is None
 
+
+# ---------------------------------------------------------------- a call the run cannot fit
+
+def test_a_call_the_time_left_cannot_fit_is_refused_before_it_starts():
+    import time
+
+    made = []
+
+    def slow(messages):
+        made.append(1)
+        time.sleep(0.5)
+        return {"decision": "RETRIEVE"}
+
+    # the first call has nothing to go by and runs; it shows a call takes 0.5 s, and the 0.4 s
+    # or less then left cannot fit another
+    meter = MeteredLLM(ScriptedLLM(slow), deadline=time.monotonic() + 0.9)
+    meter.complete(MSGS, RetrieveDecision)
+    reason = meter.room_for(1)
+    assert reason is not None and "left before the question deadline" in reason and "0.5 s" in reason
+    with pytest.raises(LLMFallback, match="left before the question deadline"):
+        meter.complete(MSGS, RetrieveDecision)
+    assert len(made) == 1 and [c.outcome for c in meter.calls] == ["ok", "refused"]
+
+
+def test_room_for_several_calls_counts_the_cap_time_and_tokens():
+    import time
+
+    meter = MeteredLLM(ScriptedLLM(lambda m: {"decision": "RETRIEVE"}), max_tokens=8000, max_calls=3,
+                       deadline=time.monotonic() + 60)
+    assert meter.room_for(2) is None  # nothing measured yet: a fast model is never refused
+    meter.complete(MSGS, RetrieveDecision)
+    assert meter.room_for(2) is None  # a scripted call takes milliseconds
+    meter.complete(MSGS, RetrieveDecision)
+    assert "2 more LLM call(s) needed, 1 left under the cap of 3" in meter.room_for(2)
+    assert meter.room_for(1) is None
+
+    small = MeteredLLM(ScriptedLLM(lambda m: {"decision": "RETRIEVE"}), max_tokens=100)
+    small.complete(MSGS, RetrieveDecision)
+    per_call = small.tokens
+    assert 100 - per_call < 2 * per_call  # the test's premise: two more calls do not fit
+    assert "tokens left of the run's budget of 100" in small.room_for(2)

@@ -776,8 +776,8 @@ class ScriptedLLM:
 class LLMCall(BaseModel):
     """One call a :class:`MeteredLLM` made (or refused): what it asked for, what it cost, how it
     ended. ``outcome`` is ``ok``, ``invalid`` (unusable reply), ``truncated`` (cut off at
-    ``max_tokens``), ``timeout``, ``error`` or ``refused`` (a cap was reached, so no call was
-    made)."""
+    ``max_tokens``), ``timeout``, ``error`` or ``refused`` (a cap was reached, or the budget
+    left cannot fit the call, so none was made)."""
 
     schema_name: str = ""
     prompt_tokens: int = 0
@@ -786,13 +786,20 @@ class LLMCall(BaseModel):
     outcome: str = "ok"
     reason: str = ""
 
+    @property
+    def answered(self) -> bool:
+        """Whether the model replied in full (usable or not): the call's time is what a call
+        of this model takes, not a limit's."""
+        return self.outcome in ("ok", "invalid")
+
 
 class MeteredLLM:
     """Wraps an LLM for one run: counts calls, tokens and time into a :class:`Usage`, refuses
     calls once the token budget is spent, ``max_calls`` calls were made or the run's
-    ``deadline`` (a :func:`time.monotonic` instant) has passed, and trips a breaker after a
-    transport failure or a timed-out call so a dead or slow model costs one timeout per run,
-    not one per gate.
+    ``deadline`` (a :func:`time.monotonic` instant) has passed — or is nearer than the slowest
+    call of this run took, so a call that would be cut off is not started (:meth:`room_for`)
+    — and trips a breaker after a transport failure or a timed-out call so a dead or slow
+    model costs one timeout per run, not one per gate.
 
     A reply cut off at ``max_tokens`` (:class:`TruncatedOutput`) is ``truncated``, not
     ``invalid``, and named as such: the limit (or what the token budget had left) cut it.
@@ -854,11 +861,41 @@ class MeteredLLM:
             return f"LLM call cap of {self.max_calls} reached"
         return None
 
+    def room_for(self, calls: int = 1) -> str | None:
+        """Why the run's budget cannot fit ``calls`` more calls, or None when it can: the call
+        cap, the time left before the deadline against the slowest call this run made, and
+        (for more than one call) the tokens left against the most one call of this run took.
+        The estimates come from the calls this run made (a run that made none yet has nothing
+        to go by: it fits), so a fast model is never refused for a slow one's sake. The runtime
+        asks before a decision that needs several calls to stand (a second look and its second
+        opinion); every call asks for itself."""
+        reason = self.unavailable()
+        if reason:
+            return reason
+        if self.max_calls is not None and self.usage.llm_calls + calls > self.max_calls:
+            return (f"{calls} more LLM call(s) needed, {self.max_calls - self.usage.llm_calls} left "
+                    f"under the cap of {self.max_calls}")
+        answered = [c for c in self.calls if c.answered]
+        if not answered:
+            return None
+        slowest = max(c.ms for c in answered) / 1000.0
+        if self.deadline is not None:
+            left = self.deadline - time.monotonic()
+            if left < calls * slowest:
+                return (f"{left:.1f} s left before the question deadline, less than {calls} call(s) "
+                        f"of this model take (the slowest of this run: {slowest:.1f} s)")
+        budget = self.budget_left()
+        largest = max(c.prompt_tokens + c.completion_tokens for c in answered)
+        if budget is not None and calls > 1 and budget < calls * largest:
+            return (f"{budget} tokens left of the run's budget of {self.max_tokens}, less than {calls} "
+                    f"calls take (the largest of this run: {largest} tokens)")
+        return None
+
     def complete(self, messages: Messages, schema: type[BaseModel] | None = None, *,
                  max_tokens: int = 512, temperature: float = 0.0,
                  stream: bool = False) -> Completion:
         name = schema.__name__ if schema is not None else "text"
-        reason = self.unavailable()
+        reason = self.room_for(1)
         if reason:
             self._record(LLMCall(schema_name=name, outcome="refused", reason=reason), count=False)
             raise LLMFallback(reason)
