@@ -89,3 +89,34 @@ def test_the_verifier_schema_closes_the_reply_of_a_small_model(local_llm):
     out = structured(local_llm, messages, schema, max_tokens=64)
     assert set(out.unsupported) <= {1} and all(f.index == 1 for f in out.fixes)
     assert reply_tokens(schema) > 64  # it was given what its longest reply needs, not the 64 asked
+
+
+def test_a_cancelled_call_frees_the_model_during_its_prompt_and_the_next_call_is_sound(local_llm):
+    import threading
+    import time
+
+    from agentic_rag.errors import LLMError
+    from agentic_rag.runtime import prompts
+
+    question = prompts.retrieve_messages("出差住宿每晚能报多少？")
+    before = local_llm.complete(question, prompts.RetrieveDecision, max_tokens=16).parsed
+    # a prompt of some 1,500 tokens: its evaluation alone takes seconds on a CPU
+    long = [*question[:-1], {"role": "user", "content": "出差住宿费每晚限额400元，凭发票报销。" * 40}]
+    ended = {}
+
+    def call():
+        try:
+            local_llm.complete(long, max_tokens=8)
+        except LLMError as exc:
+            ended["error"] = str(exc)
+        ended["at"] = time.monotonic()
+
+    worker = threading.Thread(target=call)
+    worker.start()
+    time.sleep(0.3)
+    cancelled = time.monotonic()
+    local_llm.cancel()
+    worker.join(30)
+    assert "cancelled" in ended.get("error", "") and ended["at"] - cancelled < 1.5
+    # the model's cache was emptied with the aborted prompt: the next call starts afresh
+    assert local_llm.complete(question, prompts.RetrieveDecision, max_tokens=16).parsed == before

