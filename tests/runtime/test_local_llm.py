@@ -120,3 +120,23 @@ def test_a_cancelled_call_frees_the_model_during_its_prompt_and_the_next_call_is
     assert "cancelled" in ended.get("error", "") and ended["at"] - cancelled < 1.5
     # the model's cache was emptied with the aborted prompt: the next call starts afresh
     assert local_llm.complete(question, prompts.RetrieveDecision, max_tokens=16).parsed == before
+
+
+def test_the_grammar_keeps_raw_line_breaks_out_of_json_strings(local_llm):
+    # llama-cpp-python's own conversion lets a string hold a raw line break, which JSON forbids:
+    # SmolLM2 wrote one inside a planned query and the reply was invalid JSON
+    import json
+
+    from llama_cpp import LlamaGrammar
+
+    from agentic_rag.models.llm import json_grammar
+    from agentic_rag.runtime import prompts
+
+    grammar = json_grammar(json.dumps(prompts.RetrievalPlan.model_json_schema()))
+    [char] = [line for line in grammar.splitlines() if line.startswith("char ::=")]
+    assert char.startswith(r'char ::= [^"\\\x7F\x00-\x1F]')
+    assert LlamaGrammar.from_string(grammar, verbose=False)
+    asked = [{"role": "user", "content": "Give two search queries, each an address written on two lines, "
+                                         "one line per part: street, then city."}]
+    out = local_llm.complete(asked, prompts.RetrievalPlan, max_tokens=120)
+    assert out.parsed.queries  # parsed as strict JSON: a line break in a query is written as \n

