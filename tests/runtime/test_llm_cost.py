@@ -449,3 +449,20 @@ def test_the_verifier_can_list_each_sentence_once_at_most():
             schema.model_validate(runaway)
     # bounded everywhere, so the reply has a length a grammar-constrained model must close within
     assert reply_tokens(schema) is not None
+
+
+def test_a_sufficient_verdict_less_sure_than_the_rules_must_find_what_the_search_went_on_for(make_runtime, script):
+    # "sufficient", but with the lowest timeliness and authority: below the bar, so the search
+    # goes on where the rules had stopped. What it brings in (another matter) must not become
+    # what the Reasoner answers from.
+    llm = script({"SufficiencyJudgement": {"coverage": 5, "timeliness": 1, "authority": 1, "verdict": "SUFFICIENT"},
+                  "RetrievalPlan": {"queries": ["异地就医 备案 平台"]}})
+    reasoner = RecordingReasoner()
+    rt, retriever = make_runtime(llm=llm, reasoner=reasoner, k=5)
+    answer = Session(rt).ask(ANSWERABLE)
+    assert "异地就医 备案 平台" in retriever.queries  # the model's doubt did cost a search
+    assert "medins2024:a15:0" not in reasoner.seen
+    assert [e for e in events(answer, "fallback", "sufficiency") if "did not find it" in e.fallback]
+    rules_rt, _ = make_runtime(k=5)
+    expected = Session(rules_rt).ask(ANSWERABLE)
+    assert answer.citations == expected.citations and answer.text.startswith(expected.text)
