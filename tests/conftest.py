@@ -85,7 +85,8 @@ class ChatServer:
     Knobs a test may set: ``fail`` (a list of HTTP statuses returned, one per request, before
     answering normally), ``reject_json_schema`` (400 for ``response_format.type == json_schema``,
     like servers without structured outputs), ``usage`` (report token usage or not),
-    ``echo_auth`` (error bodies quote the request's Authorization header, as some proxies do).
+    ``echo_auth`` (error bodies quote the request's Authorization header, as some proxies do),
+    ``finish_reason`` (why the reply ended: "stop", or "length" for one cut at max_tokens).
     ``requests`` keeps ``(headers, body)`` of every request."""
 
     def __init__(self, brain: Callable[[dict[str, Any]], str]) -> None:
@@ -94,6 +95,7 @@ class ChatServer:
         self.reject_json_schema = False
         self.usage = True
         self.echo_auth = False
+        self.finish_reason = "stop"
         self.requests: list[tuple[dict[str, str], dict[str, Any]]] = []
         self._lock = threading.Lock()
         server = self
@@ -136,7 +138,7 @@ class ChatServer:
                 if not body.get("stream"):
                     payload = {"id": "c1", "object": "chat.completion", "model": body.get("model"),
                                "choices": [{"index": 0, "message": {"role": "assistant", "content": text},
-                                            "finish_reason": "stop"}]}
+                                            "finish_reason": server.finish_reason}]}
                     if server.usage:
                         payload["usage"] = usage
                     return self._send(200, payload)
@@ -150,6 +152,8 @@ class ChatServer:
                     event = {"choices": [{"index": 0, "delta": {"content": piece}}]}
                     self.wfile.write(f"data: {json.dumps(event, ensure_ascii=False)}\n\n".encode())
                     self.wfile.flush()
+                end = {"choices": [{"index": 0, "delta": {}, "finish_reason": server.finish_reason}]}
+                self.wfile.write(f"data: {json.dumps(end)}\n\n".encode())
                 if server.usage:
                     self.wfile.write(f"data: {json.dumps({'choices': [], 'usage': usage})}\n\n".encode())
                 self.wfile.write(b"data: [DONE]\n\n")

@@ -7,7 +7,7 @@ import importlib.util
 import json
 
 import pytest
-from pydantic import BaseModel, SecretStr
+from pydantic import BaseModel, Field, SecretStr
 
 from agentic_rag.config import LLMSettings, Settings
 from agentic_rag.errors import ConfigError, LLMError, MissingExtraError
@@ -251,3 +251,108 @@ def test_a_call_past_the_deadline_is_abandoned_not_waited_for():
             meter.complete(MSGS, RetrieveDecision)
     finally:
         release.set()
+
+
+# ---------------------------------------------------------------- replies cut off by a limit
+
+CUT = '{"summary": "The policy pays eighty percent of the costs of a hospital st'
+
+
+class Summary(BaseModel):
+    summary: str  # no maxLength: the schema does not say how long a reply may run
+
+
+@pytest.mark.parametrize("stream", [False, True])
+def test_a_reply_cut_off_at_max_tokens_is_truncated_not_invalid_json_and_is_not_retried(chat_server, stream):
+    server = chat_server(lambda body: CUT)
+    server.finish_reason = "length"
+    meter = MeteredLLM(OpenAILLM(server.base_url, "m", stream=stream), max_tokens=8000)
+    with pytest.raises(LLMFallback, match="cut off at the max_tokens limit of 30") as caught:
+        structured(meter, MSGS, Summary, max_tokens=30)
+    assert "invalid" not in caught.value.reason.lower()
+    assert len(server.requests) == 1  # the same limit would cut a retry off too
+    [call] = meter.calls
+    assert call.outcome == "truncated" and call.completion_tokens == 30
+
+    server.finish_reason = "stop"  # the same text ended by the model itself: invalid, retried
+    meter = MeteredLLM(OpenAILLM(server.base_url, "m", stream=stream), max_tokens=8000)
+    with pytest.raises(LLMFallback, match="invalid output.*after one retry"):
+        structured(meter, MSGS, Summary, max_tokens=30)
+    assert [c.outcome for c in meter.calls] == ["invalid", "invalid"]
+
+
+def test_a_reply_cut_off_by_what_the_token_budget_had_left_says_so(chat_server):
+    server = chat_server(lambda body: CUT)
+    server.finish_reason = "length"
+    meter = MeteredLLM(OpenAILLM(server.base_url, "m"), max_tokens=100)
+    with pytest.raises(LLMFallback, match="all the run's token budget of 100 had left"):
+        meter.complete(MSGS, Summary, max_tokens=400)
+
+
+def test_a_bounded_schema_gets_the_max_tokens_its_longest_reply_needs():
+    from agentic_rag.models.llm import reply_tokens
+
+    class Short(BaseModel):
+        label: str = Field(max_length=10)
+        scores: list[int] = Field(max_length=3)
+
+    class Open(BaseModel):
+        label: str
+
+    asked = []
+
+    class Recording(ScriptedLLM):
+        def complete(self, messages, schema=None, *, max_tokens=512, **kw):
+            asked.append(max_tokens)
+            return super().complete(messages, schema, max_tokens=max_tokens, **kw)
+
+    llm = Recording(lambda m: {"label": "ok", "scores": [1]})
+    need = reply_tokens(Short)
+    assert need is not None and need >= 2 * 10 + 3 * 3  # two tokens a character, three numbers
+    structured(llm, MSGS, Short, max_tokens=5)
+    structured(llm, MSGS, Short, max_tokens=need + 50)
+    structured(llm, MSGS, Open, max_tokens=5)
+    assert asked == [need, need + 50, 5]  # raised to the need, never lowered; unbounded: as asked
+    assert reply_tokens(Open) is None
+
+
+# ---------------------------------------------------------------- a call the run cannot fit
+
+def test_a_call_the_time_left_cannot_fit_is_refused_before_it_starts():
+    import time
+
+    made = []
+
+    def slow(messages):
+        made.append(1)
+        time.sleep(0.5)
+        return {"decision": "RETRIEVE"}
+
+    # the first call has nothing to go by and runs; it shows a call takes 0.5 s, and the 0.4 s
+    # or less then left cannot fit another
+    meter = MeteredLLM(ScriptedLLM(slow), deadline=time.monotonic() + 0.9)
+    meter.complete(MSGS, RetrieveDecision)
+    reason = meter.room_for(1)
+    assert reason is not None and "left before the question deadline" in reason and "0.5 s" in reason
+    with pytest.raises(LLMFallback, match="left before the question deadline"):
+        meter.complete(MSGS, RetrieveDecision)
+    assert len(made) == 1 and [c.outcome for c in meter.calls] == ["ok", "refused"]
+
+
+def test_room_for_several_calls_counts_the_cap_time_and_tokens():
+    import time
+
+    meter = MeteredLLM(ScriptedLLM(lambda m: {"decision": "RETRIEVE"}), max_tokens=8000, max_calls=3,
+                       deadline=time.monotonic() + 60)
+    assert meter.room_for(2) is None  # nothing measured yet: a fast model is never refused
+    meter.complete(MSGS, RetrieveDecision)
+    assert meter.room_for(2) is None  # a scripted call takes milliseconds
+    meter.complete(MSGS, RetrieveDecision)
+    assert "2 more LLM call(s) needed, 1 left under the cap of 3" in meter.room_for(2)
+    assert meter.room_for(1) is None
+
+    small = MeteredLLM(ScriptedLLM(lambda m: {"decision": "RETRIEVE"}), max_tokens=100)
+    small.complete(MSGS, RetrieveDecision)
+    per_call = small.tokens
+    assert 100 - per_call < 2 * per_call  # the test's premise: two more calls do not fit
+    assert "tokens left of the run's budget of 100" in small.room_for(2)

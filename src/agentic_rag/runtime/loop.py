@@ -585,9 +585,18 @@ class AgentRuntime:
                                 detail="skipped: reflection depth 0 (the Reasoner's own sentence check)")
             return answer
         # a quote the rules confirm can still answer something else than was asked; where the
-        # rules were not sure the evidence suffices, the LLM gets a second look at it
-        second = self._second_opinion(run, answer, evidence) \
-            if run.llm is not None and not run.gates.sure else None
+        # rules were not sure the evidence suffices, the LLM gets a second look at it — when
+        # the run can still fit the two calls a swap needs (the look and a second opinion):
+        # one that cannot finish only costs the wait, and the rules' answer stands either way
+        second = None
+        looks = self.limits.reflection < 2 and all(s.supported for s in answer.sentences)
+        if run.llm is not None and not run.gates.sure and answer.sentences and looks:
+            short = run.llm.room_for(2)
+            if short is None:
+                second = self._second_opinion(run, answer, evidence)
+            else:
+                run.tracer.fallback("verify", f"no second look at the answer the rules confirm: {short}",
+                                    args={"calls_needed": 2})
         return run.gates.verify(answer, evidence, written_by_llm=self.limits.reflection >= 2,
                                 second_opinion=second)
 
@@ -604,6 +613,12 @@ class AgentRuntime:
         said = " ".join(s.text for s in base.sentences)
 
         def agrees(sentence: AnswerSentence) -> bool:
+            short = run.llm.room_for(1) if run.llm is not None else "no LLM"
+            if short is not None:
+                run.tracer.fallback("second_opinion", f"no second, independent LLM answer: {short}: "
+                                                      f"the rules' decision stands",
+                                    args={"proposed": sentence.text})
+                return False
             draft, written = self._write(run, base.model_copy(update={"gaps": []}), evidence[::-1])
             if written and any(same_answer(sentence.text, s.text, question, instead_of=said)
                                for s in draft.sentences):

@@ -19,7 +19,7 @@ from pydantic import BaseModel, Field, StringConstraints, field_validator, model
 
 from agentic_rag.types import Conflict, Evidence, RouteDecision
 
-PROMPT_VERSION = "2026.12-2"
+PROMPT_VERSION = "2026.12-3"
 
 Messages = list[dict[str, str]]
 #: a non-empty string; in the JSON schema, so grammar-constrained local models cannot emit ""
@@ -106,17 +106,23 @@ class SufficiencyJudgement(BaseModel):
 
 class SentenceFix(BaseModel):
     index: int = Field(ge=1, description="1-based number of the unsupported sentence")
-    rewritten: str = Field("", description="the sentence rewritten from the evidence; empty = flag it")
-    evidence_ids: list[str] = Field(default_factory=list)
+    rewritten: str = Field("", max_length=500,
+                           description="the sentence rewritten from the evidence; empty = flag it")
+    evidence_ids: list[Annotated[str, StringConstraints(max_length=100)]] = Field(default_factory=list, max_length=3)
 
 
 class Verification(BaseModel):
     """Gate 4, answer verification and self-correction (VERIFIED_ANSWER / SUPPORT_EVIDENCE /
-    CORRECTION_REASON): unsupported sentence numbers, a fix per sentence, and the reason."""
+    CORRECTION_REASON): unsupported sentence numbers, a fix per sentence, and the reason.
 
-    unsupported: list[int] = Field(default_factory=list)
-    fixes: list[SentenceFix] = Field(default_factory=list)
-    correction_reason: str = ""
+    Every list and string is bounded in the schema (and :func:`verification_schema` bounds the
+    numbers by the answer's sentences), so a grammar-constrained model closes its reply within
+    the tokens the schema needs: unbounded, SmolLM2 listed 1, 2, 3, … 101 as unsupported
+    sentences until max_tokens cut the JSON off."""
+
+    unsupported: list[int] = Field(default_factory=list, max_length=10)
+    fixes: list[SentenceFix] = Field(default_factory=list, max_length=10)
+    correction_reason: str = Field("", max_length=200)
 
 
 class DraftSentence(BaseModel):
@@ -278,6 +284,24 @@ def fit_prompt(build: Callable[[int, int], Messages], budget: int | None, *, lim
 
 class PromptTooLarge(ValueError):
     """No form of a prompt fits the tokens left for it."""
+
+
+def verification_schema(sentences: int) -> type[Verification]:
+    """:class:`Verification` for an answer of ``sentences`` sentences: each sentence number is
+    one of 1..n, and at most n are listed or fixed. In the JSON schema, so a grammar-constrained
+    model cannot count on past the answer.
+
+    >>> verification_schema(2).model_json_schema()["properties"]["unsupported"]["maxItems"]
+    2
+    """
+    from pydantic import create_model
+
+    n = max(1, sentences)
+    number = Literal[tuple(range(1, n + 1))]  # type: ignore[valid-type]
+    fix = create_model("SentenceFix", __base__=SentenceFix, index=(number, ...))
+    return create_model("Verification", __base__=Verification,
+                        unsupported=(list[number], Field(default_factory=list, max_length=n)),
+                        fixes=(list[fix], Field(default_factory=list, max_length=n)))  # type: ignore[valid-type]
 
 
 def draft_schema(citable: Sequence[str]) -> type[AnswerDraft]:
