@@ -220,6 +220,14 @@ def test_a_byline_block_run_into_the_first_sentence_leaves_the_sentence():
     assert "来源" not in answer.sentences[0].text
 
 
+def test_a_question_of_no_kind_that_joins_kinds_of_answer_gets_a_sentence_for_each():
+    # "时间及结果": when, and what came of it
+    vote = zh("v", "白沙县第三届县长选举于5月8日在县会堂举行，投票时间为上午9时至11时。", title="选举安排")
+    result = zh("r", "点票结果显示，梁思远获得412票，当选第三届县长。", title="选举结果")
+    answer = ask_zh("白沙县第三届县长选举时间及结果", vote, result)
+    assert "5月8日" in answer.text and "梁思远" in answer.text, answer.text
+
+
 def test_a_sentence_about_another_ordinal_yields_to_the_one_asked():
     # 第四棒 is another torchbearer than 最后一棒, however well the rest of its sentence matches
     fourth = zh("a", "白沙杯火炬传递启动，第四棒火炬手林晓川接过火炬。", title="白沙杯火炬传递")

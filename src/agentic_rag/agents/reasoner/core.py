@@ -1308,8 +1308,7 @@ def _coordinated(piece: str) -> list[str]:
     name of each ("2022年特斯拉和比亚迪交付量" -> 特斯拉, 比亚迪; "开幕和闭幕时间" -> 开幕,
     闭幕): one word on each side of the joiner, the rest of the question shared by all; empty
     when nothing such is asked."""
-    if analyze(piece).answer_type not in ("date", "number", "person", "organization", "place", "name"):
-        return []
+    asks_value = analyze(piece).answer_type in ("date", "number", "person", "organization", "place", "name")
     tokens = [t for t in segment(piece) if t.strip()]
     wordy = [bool(content_terms(t)) for t in tokens]
     for i, tok in enumerate(tokens):
@@ -1327,6 +1326,8 @@ def _coordinated(piece: str) -> list[str]:
         # noun, 最高 an adjective)
         if j >= 0 and wordy[j] and not all(is_proper_name(x) for x in items) and not _parallel(items):
             return []
+        if not asks_value and analyze(items[0]).answer_type not in CONSTRAINING:
+            return []  # "……选举时间及结果": a question of no kind joins kinds of answer, each its own
         if len(items) == 2 and analyze(items[0]).answer_type in CONSTRAINING:
             # "发售日期和标准版国区价格": the first item names a kind of answer by itself, so
             # the words after the second one belong to it, not to both
