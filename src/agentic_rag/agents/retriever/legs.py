@@ -8,6 +8,7 @@ from typing import Any, Protocol
 
 import numpy as np
 
+from agentic_rag.models.embedder import embed_queries
 from agentic_rag.types import Filter
 
 __all__ = ["BM25Leg", "Leg", "LegQuery", "VectorLeg"]
@@ -44,8 +45,10 @@ class BM25Leg:
 
 
 class VectorLeg:
-    """Dense leg: ``embedder.embed_query`` then ``vectors.search(vector, k)``. Filters are applied
-    after fusion as score adjustments, because the vector index does not know chunk metadata."""
+    """Dense leg: the query and its other wordings embedded in one model call
+    (:func:`~agentic_rag.models.embedder.embed_queries`), then ``vectors.search(vector, k)``.
+    Filters are applied after fusion as score adjustments, because the vector index does not know
+    chunk metadata."""
 
     name = "vector"
 
@@ -54,9 +57,10 @@ class VectorLeg:
         self.vectors = vectors
 
     def search(self, query: LegQuery) -> list[tuple[str, float]]:
-        vec = self.embedder.embed_query(query.text)
+        vecs = embed_queries(self.embedder, [query.text, *query.also])
+        vec = vecs[0]
         if query.also:
             # the centroid of unit vectors, back to unit length: each wording counts alike
-            vec = np.mean([vec, *(self.embedder.embed_query(t) for t in query.also)], axis=0)
+            vec = np.mean(vecs, axis=0)
             vec = (vec / max(float(np.linalg.norm(vec)), 1e-12)).astype(np.float32)
         return [(str(i), float(s)) for i, s in self.vectors.search(vec, query.k)]
