@@ -87,6 +87,7 @@ from agentic_rag.agents.reasoner.question import (
     lists_items,
     names_new,
     new_quantity_kinds,
+    ordinals,
     quotes_new_name,
     reads_as_procedure,
     split_asks,
@@ -539,6 +540,11 @@ class Reasoner:
         asked = TextCover(f"{route.question}\n{route.query}")
         # a chunk the vector leg did not rank, when it ranked others, is far from the question
         dense_leg = any("vector" in ev.scores for ev in evidence)
+        # what the question pins down, against which each sentence is weighed
+        years = {str(y) for y in route.slots.years} - {route.version}
+        counted = ordinals(route.question)
+        periods = rate_periods(route.question) if plan.wants.quantity else frozenset()
+        negated = _negated(route.question)
         for idx, ev in enumerate(evidence):
             chunk = ev.chunk
             title = unstamped(chunk.title)  # a snippet's first line may be its title, stamp and all
@@ -551,10 +557,6 @@ class Reasoner:
             in_context = {t.key for t in plan.terms if _covers(context, t, chunk) or t.key in implied}
             in_head = {t.key for t in plan.terms if t.key in in_context and _covers(head, t, chunk)}
             factor = _version_factor(chunk, route)
-            years = {str(y) for y in route.slots.years} - {route.version}
-            ordinals = _ordinals(route.question)
-            periods = rate_periods(route.question) if plan.wants.quantity else frozenset()
-            negated = _negated(route.question)
             dense = dense_signal(ev.scores["vector"]) if "vector" in ev.scores else (0.0 if dense_leg else None)
             for pos, sent in enumerate(self._sentences(chunk, lang, plan.wants.enumeration)):
                 sent.ev, sent.idx, sent.factor, sent.position, sent.dense = ev, idx, factor, pos, dense
@@ -566,8 +568,8 @@ class Reasoner:
                     # (“中国统计年鉴2021”) names a publication or event, not the time stated, and
                     # the year a span starts ("1978年以来首位", "the first since 1929") is not it either
                     sent.factor *= C.OTHER_YEAR
-                if ordinals and (said := _ordinals(sent.quote)) and not said & ordinals \
-                        and {c for _, c in said} & {c for _, c in ordinals}:
+                if counted and (said := ordinals(sent.quote)) and not said & counted \
+                        and {c for _, c in said} & {c for _, c in counted}:
                     sent.factor *= C.OTHER_ORDINAL  # "第四棒火炬手" for "最后一棒火炬手", "30th" for "31st"
                 if _SUB_PERIOD.search(sent.quote) and not _SUB_PERIOD.search(route.question):
                     sent.factor *= C.CONDITION_FACTOR  # "上半年交付56.4万辆" for "2022年交付量"
@@ -1039,21 +1041,6 @@ def _joined_years(text: str) -> list[str]:
     m = _JOINED_YEARS.search(text)
     return [m.group(1), m.group(2)] if m and m.group(1) != m.group(2) else []
 _YEAR = re.compile(r"(?<!\d)((?:19|20)\d{2})(?!\d)")
-#: an ordinal and what it counts: 第一棒, 最后一棒, 第31任, "the 31st prime minister"
-_COUNTED = re.compile(r"(第\s*[\d零〇一二两三四五六七八九十百千]+|最后一?|首)\s*([棒任届艘次期批轮位名座])|"
-                      r"\b(\d+(?:st|nd|rd|th)|first|second|third|last)\s+([a-z]+)", re.I)
-
-
-def _ordinals(text: str) -> frozenset[tuple[str, str]]:
-    """(ordinal, counted thing) pairs a text states ("第一棒" -> ("一", "棒"))."""
-    out = set()
-    for m in _COUNTED.finditer(text):
-        num, what = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
-        num = re.sub(r"^第\s*|\s", "", num).lower()
-        out.add(({"首": "一", "最后一": "最后"}.get(num, num), what.lower()))
-    return frozenset(out)
-
-
 #: a time or a time word in a differing phrase ("8月26日下午消息", "本季度", "last quarter")
 _TIME_WORDS = re.compile(r"\d{1,2}月\d{1,2}日|\d{4}年|[本上下去今明昨前]\s*(?:季度|年度|年|月|周|日|天)|"
                          r"\b(?:this|last|next)\s+(?:quarter|year|month|week)\b|\b(?:yesterday|today)\b", re.I)
@@ -1110,11 +1097,11 @@ def _link_hops(sentences: Sequence[_Sentence], plan: _Plan) -> None:
     # the American Psychological Association" leads to "Hall, who was the first president of
     # the American Psychological Association" in a passage titled otherwise. The first hop
     # names what the question names; the next one does not.
-    anchors = [fold(n) for n in extract_names(plan.question)]
+    anchors = [fold(n) for n in _names(plan.question)]
     asked = fold(plan.question)
     english = [s for s in sentences if not is_cjk(s.text)]
-    first = {id(s) for s in english if any(a in fold(s.text) for a in anchors)}  # Akinoshu ~ Akinoshū
-    names = {id(s): {n for n in extract_names(s.text) if len(n) >= C.LINK_NAME_MIN and fold(n) not in asked}
+    first = {id(s) for s in english if (said := fold(s.text)) and any(a in said for a in anchors)}  # Akinoshu ~ Akinoshū
+    names = {id(s): {n for n in _names(s.text) if len(n) >= C.LINK_NAME_MIN and fold(n) not in asked}
              for s in english}
     for s in english:
         if s.link is not None or id(s) in first:
@@ -1149,13 +1136,20 @@ def _implied_names(title: str, text: str, question: str) -> frozenset[str]:
     ends alike, "Jane Smith" for "John Smith", is another one)."""
     if is_cjk(question):
         return frozenset()
-    names = extract_names(question)
+    names = _names(question)
     title, body = unstamped(title).strip(" .…"), unstamped(text).strip(" .…")
     if not (title and not body.startswith(title)) and _ANAPHOR.match(body):
         return frozenset(t.key for n in names for t in content_terms(n))
-    said = set(extract_names(f"{title}\n{text}"))
+    said = set(_names(f"{title}\n{text}"))
     return frozenset(t.key for n in names if any(" ".join(n.split()[i:]) in said for i in range(1, len(n.split())))
                      for t in content_terms(n))
+
+
+@lru_cache(maxsize=16384)
+def _names(text: str) -> tuple[str, ...]:
+    """:func:`~agentic_rag.text.names.extract_names`, kept per text: the same chunks and
+    sentences come back for question after question."""
+    return tuple(extract_names(text))
 
 
 def _share_name(a: Collection[str], b: Collection[str]) -> bool:

@@ -36,7 +36,7 @@ from agentic_rag.text.quantities import extract_quantities, rate_periods
 
 __all__ = ["states_none", "Asked", "AnswerType", "analyze", "split_asks", "carries", "unasked_kind", "is_proper_name", "names_new", "quotes_new_name", "new_quantity_kinds",
            "lists_items",
-           "reads_as_procedure", "fills_slot", "CONSTRAINING"]
+           "reads_as_procedure", "fills_slot", "ordinals", "CONSTRAINING"]
 
 AnswerType = str  # one of ANSWER_TYPES
 ANSWER_TYPES = ("date", "number", "person", "organization", "place", "name", "list", "yes_no",
@@ -466,6 +466,20 @@ _ASKS_RATE = re.compile(r"比例|比率|[^\s，,]率|百分|几成|增长|增速
 _ASKS_PERIOD = re.compile(r"多久|多长|几年|几个月|多少年|多少个?月|多少天|几天|多少个?工作日|几个工作日|期限|时限|有效期|"
                           r"how long|how many (?:days|weeks|months|years|hours|minutes)|how soon|period|duration", re.I)
 _ORDINAL = re.compile(r"第\s*[\d零〇一二两三四五六七八九十百千]+|\b\d+(?:st|nd|rd|th)\b|[上下]半年", re.I)
+#: an ordinal and what it counts: 第一棒, 最后一棒, 第31任, "the 31st prime minister"
+_COUNTED = re.compile(r"(第\s*[\d零〇一二两三四五六七八九十百千]+|最后一?|首)\s*([棒任届艘次期批轮位名座])|"
+                      r"\b(\d+(?:st|nd|rd|th)|first|second|third|last)\s+([a-z]+)", re.I)
+
+
+@lru_cache(maxsize=16384)
+def ordinals(text: str) -> frozenset[tuple[str, str]]:
+    """(ordinal, counted thing) pairs a text states ("第一棒" -> ("一", "棒"))."""
+    out = set()
+    for m in _COUNTED.finditer(text):
+        num, what = (m.group(1), m.group(2)) if m.group(1) else (m.group(3), m.group(4))
+        num = re.sub(r"^第\s*|\s", "", num).lower()
+        out.add(({"首": "一", "最后一": "最后"}.get(num, num), what.lower()))
+    return frozenset(out)
 
 
 #: a question for a share of something (报销比例是多少, 百分之几, "what percentage") ...
