@@ -242,12 +242,15 @@ class RecordingReasoner(MiniReasoner):
         return super().reason(question, route, evidence)
 
 
-@pytest.mark.parametrize("missing, query, used", [
-    ("生育津贴标准", "异地就医 备案 平台", False),  # the search finds other matters, not what was "missing"
-    ("异地就医备案", "异地就医 备案 平台", True),  # the search finds what was missing
+@pytest.mark.parametrize("missing, query, used, why", [
+    # the search finds other matters, not what was "missing"
+    ("住院生育津贴标准", "异地就医 备案 平台", False, "did not find it"),
+    ("异地就医住院", "异地就医 备案 平台", True, ""),  # the search finds what was missing
+    # found, but the question never asked about it: the model's own worry, not a gap
+    ("异地就医备案", "异地就医 备案 平台", False, "does not ask about it"),
 ])
 def test_an_insufficient_verdict_over_the_rules_must_find_what_it_says_is_missing(
-        make_runtime, script, missing, query, used):
+        make_runtime, script, missing, query, used, why):
     llm = script({"SufficiencyJudgement": [{"coverage": 2, "timeliness": 4, "authority": 4,
                                             "verdict": "INSUFFICIENT", "missing": missing},
                                            {"coverage": 5, "timeliness": 5, "authority": 5,
@@ -259,7 +262,8 @@ def test_an_insufficient_verdict_over_the_rules_must_find_what_it_says_is_missin
     answer = Session(rt).ask(ANSWERABLE)
     assert query in retriever.queries
     assert ("medins2024:a15:0" in reasoner.seen) is used
-    assert bool([e for e in events(answer, "fallback", "sufficiency") if "did not find it" in e.fallback]) is not used
+    stood = [e.fallback for e in events(answer, "fallback", "sufficiency") if "rules stopped at" in e.fallback]
+    assert bool(stood) is not used and all(why in f for f in stood)
 
 
 # ---------------------------------------------------------------- a second, independent answer
@@ -462,7 +466,24 @@ def test_a_sufficient_verdict_less_sure_than_the_rules_must_find_what_the_search
     answer = Session(rt).ask(ANSWERABLE)
     assert "异地就医 备案 平台" in retriever.queries  # the model's doubt did cost a search
     assert "medins2024:a15:0" not in reasoner.seen
-    assert [e for e in events(answer, "fallback", "sufficiency") if "did not find it" in e.fallback]
+    # what the model doubted (the version in force) is nothing this question asks about
+    assert [e for e in events(answer, "fallback", "sufficiency") if "does not ask about it" in e.fallback]
     rules_rt, _ = make_runtime(k=5)
     expected = Session(rules_rt).ask(ANSWERABLE)
     assert answer.citations == expected.citations and answer.text.startswith(expected.text)
+
+
+def test_searches_the_model_asked_for_that_add_no_passage_leave_the_rules_order(make_runtime, script):
+    # the doubt made another round run; it found nothing new, only the same passages again in
+    # another order. The Reasoner must see them as the rules ranked them (its answer can hinge
+    # on the order), and the trace says why.
+    llm = script({"SufficiencyJudgement": {"coverage": 5, "timeliness": 1, "authority": 1, "verdict": "SUFFICIENT"},
+                  "RetrievalPlan": {"queries": ["住院 报销比例"]}})
+    reasoner, rules = RecordingReasoner(), RecordingReasoner()
+    rt, retriever = make_runtime(llm=llm, reasoner=reasoner, k=5)
+    answer = Session(rt).ask(ANSWERABLE)
+    rules_rt, _ = make_runtime(reasoner=rules, k=5)
+    Session(rules_rt).ask(ANSWERABLE)
+    assert "住院 报销比例" in retriever.queries
+    assert reasoner.seen == rules.seen
+    assert [e for e in events(answer, "fallback", "sufficiency") if "rules stopped at" in e.fallback]

@@ -28,6 +28,7 @@ sentences the Reasoner's own check flagged (so the LLM may rewrite them from the
 
 from __future__ import annotations
 
+import datetime as dt
 import functools
 import re
 import threading
@@ -124,6 +125,12 @@ def check_question(question: str, max_chars: int) -> None:
 
 class _Aborted(Exception):
     """Raised at a checkpoint after Session.abort(); caught by the runtime, never escapes."""
+
+
+def _newest(evidence: Sequence[Evidence]) -> dt.date:
+    """The latest date a source of ``evidence`` took effect or was published (``date.min``: none says)."""
+    return max((d for e in evidence for d in (e.chunk.effective_date, e.chunk.publish_date) if d is not None),
+               default=dt.date.min)
 
 
 class _Run:
@@ -487,29 +494,36 @@ class AgentRuntime:
             run.cap = f"retrieval round cap ({self.limits.max_rounds})"
         run.checkpoint()
         self._past_deadline(run, route)  # recorded even when the last round ended on its own
-        answer, evidence = self._reason(run, route, self._vindicated(run, stopped_at, claim))
+        answer, evidence = self._reason(run, route, self._vindicated(run, route, stopped_at, claim))
         if answer.status == "abstained" and evidence and run.llm is not None and self.limits.reflection > 0:
             written = self._write_over_abstention(run, answer, evidence)
             if written is not None:
                 return written
         return self._verify(run, answer, evidence)
 
-    def _vindicated(self, run: _Run, stopped_at: list[Evidence] | None, claim: str) -> list[Evidence] | None:
+    def _vindicated(self, run: _Run, route: RouteDecision, stopped_at: list[Evidence] | None,
+                    claim: str) -> list[Evidence] | None:
         """The evidence the Reasoner answers from when the LLM's INSUFFICIENT overruled the
-        rules' SUFFICIENT: all of it when the searches that followed found what the LLM said was
-        missing (``claim``), else the evidence the rules had stopped at (``stopped_at``) — a
-        wrong INSUFFICIENT brings in passages about something else, and the Reasoner must not
-        answer from those where the rules had enough."""
+        rules' SUFFICIENT: all of it when what the LLM said was missing (``claim``) is something
+        the question asks about and the searches that followed found it, else the evidence the
+        rules had stopped at (``stopped_at``) — a wrong INSUFFICIENT brings in passages about
+        something else, and the Reasoner must not answer from those where the rules had enough.
+        A claim that shares no word with the question ("the version in force" for a question
+        that pins no version) is the model's own worry: it holds only when the searches brought
+        a source newer than any the rules had (the worry was about time), else what they bring
+        is about that worry, not the question."""
         if stopped_at is None:
             return None
         known = {e.chunk_id for e in stopped_at}
         added = [e for e in run.retrieval.ranked(self.limits.k) if e.chunk_id not in known]
-        if not added or names_terms(claim, added):
+        asked = bool(set(key_terms(f"{route.question or run.question} {route.query}")) & set(key_terms(claim)))
+        if added and (names_terms(claim, added) if asked else _newest(added) > _newest(stopped_at)):
             return None
+        why = "the searches it asked for did not find it" if asked else \
+            "the question does not ask about it, and no newer source turned up"
         run.tracer.fallback("sufficiency", f"the LLM called {claim!r} missing where the rules found enough, "
-                                           f"and the searches it asked for did not find it: the Reasoner "
-                                           f"answers from the evidence the rules stopped at",
-                            evidence_ids=[e.chunk_id for e in added])
+                                           f"and {why}: the Reasoner answers from the evidence the rules "
+                                           f"stopped at", evidence_ids=[e.chunk_id for e in added])
         return stopped_at
 
     def _write_over_abstention(self, run: _Run, answer: Answer, evidence: list[Evidence]) -> Answer | None:
