@@ -349,10 +349,17 @@ def _every_anchor_found(route: RouteDecision, evidence: Sequence[Evidence]) -> b
 def echoes_schema(text: str, schema: type[BaseModel], question_terms: Sequence[str]) -> bool:
     """Whether a model's ``text`` (a query it proposes) is made of the words of the JSON schema
     it was shown rather than of the question (its :func:`key_terms`): a small model copies its
-    schema ("maxLength", "items:{"). Text without a content word counts too; a word of the
-    question never does."""
+    schema ("maxLength", "items:{"), often cut off mid-word ("…,items:{max") or with a stray
+    word, so three in four of its words being schema words (or their beginnings) is enough.
+    Text without a content word counts too; a word of the question never does."""
     words = set(key_terms(text))
-    return not words or (words <= _schema_words(schema) and not words & set(question_terms))
+    if not words:
+        return True
+    if words & set(question_terms):
+        return False
+    known = _schema_words(schema)
+    copied = sum(w in known or len(w) >= 3 and any(k.startswith(w) for k in known) for w in words)
+    return 4 * copied >= 3 * len(words)
 
 
 @functools.lru_cache(maxsize=32)
