@@ -181,9 +181,6 @@ class _Sentence:
     in_band: frozenset[int] = frozenset()  # the question's values it states a band of (£25,000 to £100,000)
     negates_asked: bool = False  # it says "not" of what the question says "not" of (尚未实施 / 还没有实施)
     fills_slot: bool = False  # it says something where the question's question word stands
-    #: the question names a year its passage (text, title, headings, dates) never mentions:
-    #: a passage about another year's event, which cannot answer ("2021年……" from a 2020 report)
-    off_time: bool = False
     support: float = 0.0  # its score as evidence that it is about the matter (abstention reads it)
     #: the sentence of another passage that names this one's subject (the hop before it)
     link: _Sentence | None = None
@@ -274,11 +271,8 @@ class Reasoner:
                                     detail=f"two-thing question decided: {answer.sentences[0].text[:60]}"))
             return answer.model_copy(update={"trace": [*answer.trace, *trace]})
         by_support = sorted(candidates, key=lambda s: -s.support)
-        best, why = abstention.verdict([(s.text, s.support) for s in by_support if not s.off_time],
-                                       plan.wants.answer_type, plan.question, self.settings.abstain_below)
-        if why and any(s.off_time for s in by_support) and all(s.off_time for s in by_support
-                                                               if carries(plan.wants.answer_type, s.text, plan.question)):
-            why = "no passage that could answer mentions the year asked"
+        best, why = abstention.verdict([(s.text, s.support) for s in by_support], plan.wants.answer_type,
+                                       plan.question, self.settings.abstain_below)
         lead = next((s for s in candidates if carries(plan.wants.answer_type, s.text, plan.question)), None)
         signals = self._lead_signals(lead, plan, usable)
         if why:
@@ -563,14 +557,12 @@ class Reasoner:
             in_context = {t.key for t in plan.terms if _covers(context, t, chunk) or t.key in implied}
             in_head = {t.key for t in plan.terms if t.key in in_context and _covers(head, t, chunk)}
             factor = _version_factor(chunk, route)
-            off_time = bool(years) and not _mentions_year(chunk, title, years)
             dense = dense_signal(ev.scores["vector"]) if "vector" in ev.scores else (0.0 if dense_leg else None)
             for pos, sent in enumerate(self._sentences(chunk, lang, plan.wants.enumeration)):
                 sent.ev, sent.idx, sent.factor, sent.position, sent.dense = ev, idx, factor, pos, dense
-                sent.off_time = off_time
                 if _unasked_condition(sent.text, asked, plan.wants.answer_type in _NAME_TYPES):
                     sent.factor *= C.CONDITION_FACTOR
-                if years and (stated := set(_YEAR.findall(_SINCE.sub(" ", QUOTED_NAME.sub(" ", unstamped(sent.quote)))))) \
+                if years and (stated := set(_YEAR.findall(_SINCE.sub(" ", QUOTED_NAME.sub(" ", sent.quote))))) \
                         and not stated & years:
                     # "2020年……为8.52‰" for "2021年……出生率"; a year in a quoted or titled name
                     # (“中国统计年鉴2021”) names a publication or event, not the time stated, and
@@ -1042,14 +1034,6 @@ def _cites_clause(question: str, label: str) -> bool:
     解除", "what is the penalty for breaching Section 5"), not as what it asks about."""
     at = question.find(label)
     return at >= 0 and _APPLIES.search(question[max(0, at - 40):at]) is not None
-
-
-def _mentions_year(chunk: Chunk, title: str, years: Collection[str]) -> bool:
-    """Whether a passage can be about one of ``years``: its text (a page's date line included:
-    news of that year reports "今年"), title, headings or the dates its document carries mention it."""
-    dates = " ".join(str(d) for d in (chunk.publish_date, chunk.effective_date) if d is not None)
-    where = " ".join([chunk.text, title, " ".join(chunk.path), chunk.version or "", dates])
-    return any(y in where for y in years)
 
 
 def _joined_years(text: str) -> list[str]:
