@@ -487,3 +487,16 @@ def test_searches_the_model_asked_for_that_add_no_passage_leave_the_rules_order(
     assert "住院 报销比例" in retriever.queries
     assert reasoner.seen == rules.seen
     assert [e for e in events(answer, "fallback", "sufficiency") if "rules stopped at" in e.fallback]
+
+
+def test_a_doubt_about_time_holds_when_the_searches_bring_a_newer_source(make_runtime, script):
+    # the sick-leave rule is from 2022; the model doubts its timeliness (no word of the question)
+    # and the search it plans brings a 2024 passage: the doubt was about time, and it stands
+    llm = script({"SufficiencyJudgement": {"coverage": 5, "timeliness": 1, "authority": 1, "verdict": "SUFFICIENT"},
+                  "RetrievalPlan": {"queries": ["异地就医 备案 平台"]}})
+    reasoner = RecordingReasoner()
+    rt, retriever = make_runtime(llm=llm, reasoner=reasoner, k=5)
+    answer = Session(rt).ask("员工请病假需要提供什么证明？")
+    assert "异地就医 备案 平台" in retriever.queries
+    assert "medins2024:a15:0" in reasoner.seen
+    assert not [e for e in events(answer, "fallback", "sufficiency") if "rules stopped at" in e.fallback]
