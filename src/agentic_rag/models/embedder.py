@@ -570,14 +570,7 @@ class CachedEmbedder:
         return out
 
     def embed_query(self, text: str) -> np.ndarray:
-        with self._qlock:
-            hit = self._queries.get(text)
-            if hit is not None:
-                self._queries.move_to_end(text)
-                return hit.copy()
-        vec = self.inner.embed_query(text)
-        self._remember({text: vec})
-        return vec
+        return self.embed_queries([text])[0]
 
     def embed_queries(self, texts: Sequence[str]) -> np.ndarray:
         texts = list(texts)

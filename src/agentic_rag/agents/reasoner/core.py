@@ -1706,8 +1706,9 @@ def _after_intro(intro: str, item: str, lang: str) -> str:
 
 _CHROME_WORDS = re.compile(r"登录|注册|首页|分享到|扫一扫|版权所有|免责声明|责任编辑|热点推荐|更多资讯|关注我们|来源：|"
                            r"\b(?:sign in|log in|subscribe|all rights reserved|cookie|privacy policy|share this)\b", re.I)
-_WIDE_GAPS = re.compile(r"\S(?:\s{3,}|\t)\S")
+#: a wide gap: the spacing of a page's byline block and menus, not of prose
 _GAP_RUN = re.compile(r"\s{3,}|\t")
+_WIDE_GAPS = re.compile(rf"\S(?:{_GAP_RUN.pattern})\S")
 
 
 def _is_page_chrome(sentence: str) -> bool:
