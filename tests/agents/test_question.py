@@ -7,7 +7,9 @@ import pytest
 from agentic_rag.agents.reasoner.question import (
     analyze,
     asked_count_unit,
+    asked_meaning,
     carries,
+    defines,
     fills_slot,
     lists_items,
     names_new,
@@ -266,3 +268,35 @@ def test_a_work_is_named_in_title_marks_not_in_quotation_marks() -> None:
     assert not quotes_new_name("今年堪称“史上最热”暑期档。", question)
     assert quotes_new_name("吉祥物名为“青青”。", "吉祥物叫什么名字？")  # a name is still quoted either way
     assert analyze("这项规定由哪部门负责解释？").answer_type != "name"  # 哪部门 asks for a body
+
+
+@pytest.mark.parametrize("question, term", [
+    ("什么是质押率？", "质押率"),
+    ("停车位配比是指什么？", "停车位配比"),
+    ("何谓善意取得", "善意取得"),
+    ("What is meant by 'qualifying service'?", "qualifying service"),
+    ("What does the travel policy mean by a home station?", "home station"),
+    ("Define eligible dependant", "eligible dependant"),
+])
+def test_a_question_for_the_meaning_of_a_term_names_the_term(question: str, term: str) -> None:
+    assert asked_meaning(question) == term
+    # the term's own words do not turn the question into one for an amount ("质押率" is a rate)
+    assert analyze(question).answer_type == "definition"
+
+
+@pytest.mark.parametrize("question", ["质押率是多少？", "What is the deposit for a home station?",
+                                      "停车位配比由谁确定？"])
+def test_a_question_for_a_value_of_a_term_does_not_ask_its_meaning(question: str) -> None:
+    assert asked_meaning(question) is None
+
+
+def test_a_sentence_defines_the_term_it_opens_not_one_it_mentions() -> None:
+    assert defines("质押率是指贷款金额与质押物价值的比例。", "质押率")
+    assert defines("本办法所称质押率，是指贷款金额与质押物价值的比例。", "质押率")
+    assert defines("Home station: the office named in the employee's contract.", "home station")
+    assert defines("'Home station' means the office named in the contract.", "home station")
+    assert not defines("超额质押是指质押物价值超过质押率上限的部分。", "质押率")
+    assert not defines("Travel from the home station is reimbursed at cost.", "home station")
+    # the defining sentence fills the slot "什么是……" opens; a sentence mentioning the term does not
+    assert fills_slot("质押率是指贷款金额与质押物价值的比例。", "什么是质押率？")
+    assert not fills_slot("质押率最高不超过百分之七十。", "什么是质押率？")

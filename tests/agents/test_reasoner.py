@@ -657,3 +657,32 @@ def test_a_search_excerpt_s_date_stamp_does_not_make_it_about_that_year():
     chunks = [make_chunk(f"p{i}", "1", t, title=t, published=None, clause="") for i, t in enumerate((older, newer))]
     answer = ask("青溪水库2023年和2024年的供水量分别是多少？", ev(*chunks))
     assert "1.2亿立方米" in answer.text and "1.5亿立方米" in answer.text, answer.text
+
+
+PLEDGE = dict(title="江南省住房公积金质押贷款办法", published=dt.date(2024, 5, 6), authority="江南省住房公积金管理中心")
+
+
+def test_a_meaning_question_is_answered_by_the_definition_not_by_a_sentence_with_an_amount():
+    # "质押率" names a rate, but "什么是质押率" asks what the word means: the sentence with a
+    # number that only mentions it is not the answer, and the cap's disagreement between two
+    # versions is not about the meaning
+    terms = make_chunk("pl", "2", "第二条 超额质押是指质押物价值超过两个质押率上限的部分。"
+                       "质押率是指贷款金额与质押物评估价值的比例。", **PLEDGE)
+    cap = make_chunk("pl", "9", "第九条 质押率最高不超过百分之七十。", **PLEDGE)
+    old_cap = make_chunk("pl-old", "9", "第九条 质押率最高不超过百分之六十。",
+                         **{**PLEDGE, "published": dt.date(2021, 5, 6), "status": "repealed"})
+    answer = ask("什么是质押率？", ev(cap, terms, old_cap))
+    assert answer.status == "answered"
+    assert answer.text.startswith("质押率是指贷款金额与质押物评估价值的比例")
+    assert not answer.conflicts and "百分之" not in answer.text
+    assert_every_sentence_cited(answer)
+
+
+def test_an_english_glossary_line_answers_what_a_term_means():
+    glossary = make_chunk("tp", "1.2", "1.2 Definitions. Home station: the office named in the employee's contract.",
+                          clause="1.2", title="Travel Policy", published=dt.date(2024, 3, 1), language="en")
+    rule = make_chunk("tp", "3.1", "3.1 Trips of more than 50 km from the home station are paid at 0.30 per km.",
+                      clause="3.1", title="Travel Policy", published=dt.date(2024, 3, 1), language="en")
+    answer = ask("What does the travel policy mean by a home station?", ev(rule, glossary))
+    assert answer.status == "answered"
+    assert "office named in the employee's contract" in answer.sentences[0].text

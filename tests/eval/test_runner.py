@@ -74,6 +74,25 @@ def test_article_set_counts_chunks_for_the_named_article(bench, stub_backend, tm
     assert "accuracy" not in run.metrics  # lecoqa answers are free text, not aliases
 
 
+def test_a_questions_file_with_short_answers_scores_answers_in_a_retrieval_set(bench, stub_backend, tmp_path, jsonl):
+    # statute questions written with short aliases (and one the statutes cannot answer) are
+    # scored on their answers; a lawyer's paragraph as the alias still is not
+    qfile = jsonl(tmp_path / "short.jsonl", [
+        {"id": "s1", "question": "谁可以成为个体工商户？", "answers": ["有经营能力的公民"], "gold": ["个体工商户条例第二条"]},
+        {"id": "s2", "question": "民法调整什么关系？", "answers": ["人身关系和财产关系" * 5],
+         "gold": ["中华人民共和国民法典第二条"]},
+        {"id": "s3", "question": "离婚冷静期是多少天？", "answers": [], "gold": [], "abstain": True},
+    ])
+    run = run_eval(load_set("lecoqa", bench_dir=bench, questions=qfile), stub_backend, k=5,
+                   cache_dir=tmp_path / "cache")
+    verdicts = {r.id: r.verdicts for r in run.rows}
+    assert verdicts["s1"]["accuracy"] == 1.0
+    assert "accuracy" not in verdicts["s2"]
+    assert verdicts["s3"]["rejection_rate"] == 1.0  # the stub finds nothing on 离婚冷静期 and abstains
+    assert run.metrics["accuracy"] == 1.0 and run.metrics["rejection_rate"] == 1.0
+    assert run.baseline["rejection_rate"] == 0.0
+
+
 def test_noise_set_runs_every_ratio_with_fresh_indexes(bench, stub_backend, tmp_path):
     run = run_eval(load_set("rgb/zh_noise", bench_dir=bench), stub_backend, k=8, cache_dir=tmp_path / "cache")
     assert [r.variant for r in run.rows] == ["noise=0", "noise=0.2", "noise=0.4", "noise=0.6", "noise=0.8", "noise=1"]

@@ -34,6 +34,15 @@ class SetSpec(BaseModel):
     unit: UnitKind  # what a gold id names
     score_answers: bool  # answers are short aliases worth matching
 
+    def scores_answer(self, q: EvalQuestion) -> bool:
+        """Whether ``q``'s answer is scored: every question of a set whose answers are short
+        aliases; in the others (lecoqa's answers are lawyers' paragraphs) a question of a
+        ``--questions`` file that gives short aliases or says it cannot be answered."""
+        if not (q.parts or not q.answerable or q.conflict):
+            return False
+        return self.score_answers or not q.answerable or \
+            all(len(a) <= SHORT_ANSWER_CHARS for part in q.parts for a in part)
+
 
 SETS: dict[str, SetSpec] = {s.name: s for s in (
     SetSpec(name="2wiki", kind="corpus", lang="en", unit="passage", score_answers=False),
@@ -46,6 +55,9 @@ SETS: dict[str, SetSpec] = {s.name: s for s in (
     SetSpec(name="rgb/en_fact", kind="rgb_fact", lang="en", unit="none", score_answers=True),
     SetSpec(name="examples", kind="examples", lang="mixed", unit="clause", score_answers=True),
 )}
+
+#: the longest alias still matched as an answer in a set that scores retrieval alone
+SHORT_ANSWER_CHARS = 40
 
 #: the RGB noise protocol: share of the 5 passages that are negatives; 1.0 tests rejection
 NOISE_RATIOS: tuple[float, ...] = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
@@ -194,7 +206,8 @@ def _question(spec: SetSpec, row: dict[str, Any], path: Path, n: int) -> EvalQue
         gold = row.get("gold") or []
         if not isinstance(gold, list):
             raise EvalError(f"{where}: 'gold' must be a list")
-        return EvalQuestion(**base, gold=[str(g) for g in gold], parts=[answers] if answers else [])
+        return EvalQuestion(**base, gold=[str(g) for g in gold], parts=[answers] if answers else [],
+                            answerable=not bool(row.get("abstain")))
     if spec.kind == "examples":
         facts = row.get("facts") or []
         parts = [_aliases(f, where) for f in facts] if facts else ([answers] if answers else [])

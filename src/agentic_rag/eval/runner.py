@@ -337,7 +337,7 @@ def _score_shared(q: EvalQuestion, eval_set: EvalSet, system: System, bm: BM25Ba
     t = time.perf_counter()
     row.baseline_retrieved = bm.search(q.question, depth)
     row.baseline_latency_ms = (time.perf_counter() - t) * 1000
-    answers = spec.score_answers and bool(q.parts or not q.answerable or q.conflict)
+    answers = spec.scores_answer(q)
     if gold:
         row.baseline_verdicts.update(M.retrieval_scores(
             [_match_gold(u, gold) for u in row.baseline_retrieved], gold, k))

@@ -81,6 +81,7 @@ from agentic_rag.agents.reasoner.question import (
     QUOTED_NAME,
     Asked,
     analyze,
+    asked_meaning,
     carries,
     fills_slot,
     is_proper_name,
@@ -792,10 +793,12 @@ class Reasoner:
         named: dict[str, list[ConflictValue]] = {}
         result = list(chosen)
         lead = chosen[0].support
+        # "什么是X" asks what X means: only a disagreement over the definition given concerns it
+        meaning = asked_meaning(plan.question) is not None
         for group in groups:
             pair = frozenset(f.chunk.chunk_id for f in group)
             touches = any(owner[id(f)] in chosen for f in group)
-            if not touches and max(owner[id(f)].support for f in group) < C.UNRELATED_CONFLICT * lead:
+            if not touches and (meaning or max(owner[id(f)].support for f in group) < C.UNRELATED_CONFLICT * lead):
                 continue  # a disagreement about something next to the question, not in it
             values = frozenset(_value_key(str(f.quantity.raw)) for f in group)
             if len(values) < 2 or pair in seen_pairs or values in seen_values or len(conflicts) >= 2:

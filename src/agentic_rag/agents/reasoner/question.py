@@ -36,7 +36,7 @@ from agentic_rag.text.quantities import extract_quantities, rate_periods
 
 __all__ = ["states_none", "Asked", "AnswerType", "analyze", "split_asks", "carries", "unasked_kind", "is_proper_name", "names_new", "quotes_new_name", "new_quantity_kinds",
            "lists_items",
-           "reads_as_procedure", "fills_slot", "ordinals", "CONSTRAINING"]
+           "reads_as_procedure", "fills_slot", "asked_meaning", "defines", "ordinals", "CONSTRAINING"]
 
 AnswerType = str  # one of ANSWER_TYPES
 ANSWER_TYPES = ("date", "number", "person", "organization", "place", "name", "list", "yes_no",
@@ -152,6 +152,9 @@ def analyze(text: str) -> Asked:
 
 @lru_cache(maxsize=4096)
 def _analyze(text: str) -> Asked:
+    if asked_meaning(text) is not None:
+        # "什么是保险金额": the meaning of a term, whatever the term's words ask elsewhere
+        return Asked("definition", frozenset(), False, False, False, 1)
     yes_no = bool(_YES_NO.search(text)) and not _EXPLICIT_QUANTITY.search(text) \
         and not re.search(r"\b(?:who|what|which|when|where|how)\b|谁|哪|什么", text, re.I)
     quantity = bool(_ASKS_QUANTITY.search(text)) and not (
@@ -279,6 +282,44 @@ def reads_as_procedure(sentence: str) -> bool:
 #: how a definition reads ("'Working day' means ...", "本办法所称X，是指……")
 _DEFINES = re.compile(r"\b(?:means|refers to|is defined as|shall mean|is understood as)\b|是指|指的是|系指|所称[^，。]{1,20}[，,]\s*指",
                       re.I)
+#: the term a question asks the meaning of: "什么是X", "X是指什么", "何谓X", "What is meant by
+#: X", "What does the policy mean by X", "define X" (not "what is the X of Y": that asks a value)
+_ASKS_MEANING = (
+    re.compile(r"(?:什么是|什么叫|何谓|何为)(?P<term>[\u3400-\u9fff“”\w]{2,20}?)[？?。]?$"),
+    re.compile(r"^(?:请问)?(?P<term>[\u3400-\u9fff“”\w]{2,20}?)(?:是指什么|指的是什么|是什么意思|的(?:定义|含义)是什么|"
+               r"的(?:定义|含义)|是什么)[？?。]?$"),
+    re.compile(r"\bwhat (?:is|are) (?:meant by|the (?:meaning|definition) of) (?:an? |the )?[\"'‘“]?(?P<term>[\w' -]{2,40}?)[\"'’”]?\s*\??$",
+               re.I),
+    re.compile(r"\bwhat does (?:[\w' -]{1,40}? )?mean by (?:an? |the )?[\"'‘“]?(?P<term>[\w' -]{2,40}?)[\"'’”]?\s*\??$", re.I),
+    re.compile(r"^(?:define|definition of) (?:an? |the )?[\"'‘“]?(?P<term>[\w' -]{2,40}?)[\"'’”]?\s*\??$", re.I),
+)
+#: the words a definition puts between its term and what the term means
+_DEFINED_BY = re.compile(r"[\"'’”」]?\s*(?:(?:[，,:：]\s*|\s+|—\s*)?(?:是指|指的是|系指|指|means|refers to|is defined as|"
+                         r"shall mean|is understood as)|[:：—])", re.I)
+
+
+def asked_meaning(question: str) -> str | None:
+    """The term ``question`` asks the meaning of ("什么是保险金额" -> 保险金额), else None."""
+    q = question.strip()
+    for pattern in _ASKS_MEANING:
+        if m := pattern.search(q):
+            return m.group("term").strip(" “”\"'")
+    return None
+
+
+def defines(sentence: str, term: str) -> bool:
+    """Whether ``sentence`` defines ``term`` itself: "保险金额是指……", "本法所称保险金额，是指……",
+    "'Working day' means ……" do; "重复保险是指……保险金额总和……" defines another term."""
+    low, key = sentence.lower(), term.lower()
+    at = low.find(key)
+    while at >= 0:
+        before = low[:at]
+        # the term starts the sentence, or follows what introduces a defined term (本法所称, a quote, a list mark)
+        starts = not before.strip(" \"'‘“「(（-—*•") or re.search(r"所称\s*[“\"'「]?$|[“\"'‘「]$|[:：]\s*$", before)
+        if starts and _DEFINED_BY.match(low, at + len(key)):
+            return True
+        at = low.find(key, at + 1)
+    return False
 
 
 def carries(answer_type: AnswerType, sentence: str, question: str = "") -> bool:
@@ -393,6 +434,10 @@ def fills_slot(sentence: str, question: str) -> bool:
     question's words ("起售价比上一代上涨了200元") does not fill its frame. Only for the answer
     types a sentence can fail to carry (a place, a person, a value, a date, a name). Kept per
     (sentence, question): the candidates ask it once, ``carries`` again for a person."""
+    # "什么是X" is filled by the sentence that defines X, not by one that only mentions X
+    term = asked_meaning(question)
+    if term is not None:
+        return defines(sentence, term)
     frame = _frame(question)
     if frame is None:
         return False
