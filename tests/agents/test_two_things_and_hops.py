@@ -382,3 +382,23 @@ def test_a_sentence_that_opens_with_a_decimal_keeps_its_number():
     report = zh("r", "1.8万名跑者参加了青岚半程马拉松，人数创历届新高。", title="青岚半程马拉松开跑")
     answer = ask_zh("青岚半程马拉松有多少名跑者参加？", report)
     assert answer.sentences[0].text.startswith("1.8万名跑者"), answer.text
+
+
+
+def test_named_events_whose_titles_open_with_a_year_are_separate_subjects_not_a_conflict():
+    # four storms, each passage reporting its own toll: no disagreement to state, whether the
+    # title opens with a word ("Ice storm of February 1974") or with the year ("1990 Harrowgate ice storm")
+    storms = [
+        passage("a", "Early-March 1961 ice storm sequence", "The Early-March 1961 ice storm sequence was a series of "
+                "winter storms over the Carrow Valley. The sequence was most notable due to a storm that hit the "
+                "crowded centre of Ostbury, killing 14 people and injuring 90 or more."),
+        passage("b", "Ice storm of February 1974", "The ice storm of February 1974 struck the northern plains. "
+                "Downing 300 power lines, the storm killed at least 9 people, including 5 in Pellham alone."),
+        passage("c", "1987 Carrow Valley ice storm", "The 1987 Carrow Valley ice storm was a severe winter event. "
+                "At least 12 freezing squalls struck the valley, killing more than 40 people and injuring 300."),
+        passage("d", "1990 Harrowgate ice storm", "The 1990 Harrowgate ice storm hit the coast in March. "
+                "Six people died at Harrowgate and at least 20 were killed in the county by this and two other storms."),
+    ]
+    answer = ask("Which of the two ice storms killed the most people?", *storms)
+    assert not answer.conflicts
+    assert "Sources differ" not in answer.text

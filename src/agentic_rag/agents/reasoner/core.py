@@ -1232,7 +1232,8 @@ def _subject_name(title: str) -> str:
     if is_cjk(name):
         return name if 2 <= len(name) <= 12 else ""
     words = name.split()
-    if not 1 <= len(words) <= 6 or len(name) < 4 or not name[:1].isupper():
+    # a named event may open with its year ("1932 Deep South tornado outbreak")
+    if not 1 <= len(words) <= 6 or len(name) < 4 or not (name[:1].isupper() or name[:1].isdigit()):
         return ""
     return name
 
