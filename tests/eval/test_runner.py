@@ -75,11 +75,12 @@ def test_article_set_counts_chunks_for_the_named_article(bench, stub_backend, tm
 
 
 def test_a_questions_file_with_short_answers_scores_answers_in_a_retrieval_set(bench, stub_backend, tmp_path, jsonl):
-    # statute questions written with short aliases (and one the statutes cannot answer) are
-    # scored on their answers; a lawyer's paragraph as the alias still is not
+    # statute questions whose file gives short facts (or says the statutes cannot answer them)
+    # are scored on their answers; one with only the set's free-text answer still is not
     qfile = jsonl(tmp_path / "short.jsonl", [
-        {"id": "s1", "question": "谁可以成为个体工商户？", "answers": ["有经营能力的公民"], "gold": ["个体工商户条例第二条"]},
-        {"id": "s2", "question": "民法调整什么关系？", "answers": ["人身关系和财产关系" * 5],
+        {"id": "s1", "question": "谁可以成为个体工商户？", "answers": ["有经营能力的公民"],
+         "facts": [["有经营能力的公民"]], "gold": ["个体工商户条例第二条"]},
+        {"id": "s2", "question": "民法调整什么关系？", "answers": ["人身关系和财产关系"],
          "gold": ["中华人民共和国民法典第二条"]},
         {"id": "s3", "question": "离婚冷静期是多少天？", "answers": [], "gold": [], "abstain": True},
     ])

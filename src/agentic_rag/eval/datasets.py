@@ -36,12 +36,9 @@ class SetSpec(BaseModel):
 
     def scores_answer(self, q: EvalQuestion) -> bool:
         """Whether ``q``'s answer is scored: every question of a set whose answers are short
-        aliases; in the others (lecoqa's answers are lawyers' paragraphs) a question of a
-        ``--questions`` file that gives short aliases or says it cannot be answered."""
-        if not (q.parts or not q.answerable or q.conflict):
-            return False
-        return self.score_answers or not q.answerable or \
-            all(len(a) <= SHORT_ANSWER_CHARS for part in q.parts for a in part)
+        aliases; in the others (lecoqa's answers are lawyers' paragraphs) a question whose
+        file gives its ``facts`` as short aliases or says it cannot be answered."""
+        return (self.score_answers or q.scored) and bool(q.parts or not q.answerable or q.conflict)
 
 
 SETS: dict[str, SetSpec] = {s.name: s for s in (
@@ -55,9 +52,6 @@ SETS: dict[str, SetSpec] = {s.name: s for s in (
     SetSpec(name="rgb/en_fact", kind="rgb_fact", lang="en", unit="none", score_answers=True),
     SetSpec(name="examples", kind="examples", lang="mixed", unit="clause", score_answers=True),
 )}
-
-#: the longest alias still matched as an answer in a set that scores retrieval alone
-SHORT_ANSWER_CHARS = 40
 
 #: the RGB noise protocol: share of the 5 passages that are negatives; 1.0 tests rejection
 NOISE_RATIOS: tuple[float, ...] = (0.0, 0.2, 0.4, 0.6, 0.8, 1.0)
@@ -88,6 +82,8 @@ class EvalQuestion(BaseModel):
     conflict: ConflictGold | None = None
     #: per-question passages of the RGB sets: positive, negative, positive_wrong
     passages: dict[str, list[str]] = Field(default_factory=dict)
+    #: its file asks for its answer to be scored in a set that scores retrieval alone
+    scored: bool = False
     #: rgb/zh_int: the positive passages grouped per sub-answer, in the file's order
     passage_groups: list[list[str]] = Field(default_factory=list)
 
@@ -206,8 +202,13 @@ def _question(spec: SetSpec, row: dict[str, Any], path: Path, n: int) -> EvalQue
         gold = row.get("gold") or []
         if not isinstance(gold, list):
             raise EvalError(f"{where}: 'gold' must be a list")
-        return EvalQuestion(**base, gold=[str(g) for g in gold], parts=[answers] if answers else [],
-                            answerable=not bool(row.get("abstain")))
+        # "facts" (each a list of short aliases, as in the examples format) or "abstain" ask for
+        # the answer to be scored where the set itself scores retrieval alone
+        facts = [_aliases(f, where) for f in row.get("facts") or []]
+        parts = [f for f in facts if f] or ([answers] if answers else [])
+        return EvalQuestion(**base, gold=[str(g) for g in gold], parts=parts, score_parts=len(parts) > 1,
+                            answerable=not bool(row.get("abstain")),
+                            scored=bool(facts) or bool(row.get("abstain")))
     if spec.kind == "examples":
         facts = row.get("facts") or []
         parts = [_aliases(f, where) for f in facts] if facts else ([answers] if answers else [])
