@@ -686,3 +686,25 @@ def test_an_english_glossary_line_answers_what_a_term_means():
     answer = ask("What does the travel policy mean by a home station?", ev(rule, glossary))
     assert answer.status == "answered"
     assert "office named in the employee's contract" in answer.sentences[0].text
+
+
+VILLAGE = dict(title="青禾村村民自治章程", published=dt.date(2024, 9, 1), authority="青禾村村民会议")
+
+
+def test_a_clause_that_names_another_clauses_item_by_number_answers_for_that_item():
+    # 第九条 says what item (二) of 第八条 needs without repeating its words; the question asks
+    # in those words, joining two acts (提取和使用) on one thing, which is one matter, not two
+    items = make_chunk("v", "8", "第八条 下列事项由村民会议决定：\n（一）修订村规民约；\n（二）提取和使用集体公益金；\n"
+                       "（三）调整宅基地。", **VILLAGE)
+    votes = make_chunk("v", "9", "第九条 村民会议决定本章程第八条第（二）项规定的事项，应当经到会人员三分之二以上同意；"
+                       "决定其他事项，应当经到会人员过半数同意。", **VILLAGE)
+    fine = make_chunk("v", "20", "第二十条 未经村民会议同意擅自使用集体公益金的，由村民委员会责令退还，并处500元罚款。",
+                      **VILLAGE)
+    answer = ask("村民会议决定提取和使用集体公益金需要多少人同意？", ev(fine, items, votes))
+    assert answer.status == "answered"
+    assert answer.sentences[0].text.startswith("村民会议决定本章程第八条第（二）项规定的事项")
+    assert "三分之二以上" in answer.sentences[0].text
+    # the item it names comes with it, cited: the reader sees what 第八条第（二）项 is
+    assert any("提取和使用集体公益金" in s.text for s in answer.sentences[1:])
+    assert "500元" not in answer.text
+    assert_every_sentence_cited(answer)

@@ -28,6 +28,10 @@ def _one(text: str):
         ("报销比例为９０％", "percent", 90.0, "%"),
         ("报销比例为百分之九十", "percent", 90.0, "%"),
         ("支付比例为百分之七点五", "percent", 7.5, "%"),
+        # a fraction is a share: voting thresholds, quorums
+        ("应当经全体股东三分之二以上同意", "percent", 66.67, "%"),
+        ("经占总人数2/3以上的业主同意", "percent", 66.67, "%"),
+        ("持有四分之一以上表决权的股东", "percent", 25.0, "%"),
         ("个人负担九成", "percent", 90.0, "%"),
         ("统筹支付九成五", "percent", 95.0, "%"),
         ("滞纳金为千分之五", "percent", 0.5, "%"),
@@ -97,6 +101,7 @@ def test_extracts_and_normalizes(text, kind, value, unit):
         "成为会员后一成不变",
         "每月15日前申报",  # day of the month, not a 15-day duration
         "参保人员应当按规定办理",
+        "于2024/3/1起施行",  # a date written with slashes is no fraction
     ],
 )
 def test_ignores_numbers_that_are_not_quantities(text):

@@ -13,9 +13,9 @@ from __future__ import annotations
 
 import re
 
-from agentic_rag.text.numerals import cn_to_int
+from agentic_rag.text.numerals import cn_to_int, int_to_cn
 
-__all__ = ["clause_matches", "clause_number"]
+__all__ = ["clause_matches", "clause_number", "item_references", "item_text"]
 
 _PREFIXES = ("第", "article", "art.", "section", "sec.", "§", "clause")
 _SUB = re.compile(r"^(?P<main>.+?)条之(?P<sub>.+)$")
@@ -42,3 +42,34 @@ def clause_matches(wanted: str, clause: str | None, clause_no: str | None) -> bo
         return False
     want = clause_number(wanted)
     return bool(want) and want in {clause_number(clause or ""), (clause_no or "").lower()}
+
+
+_CN = r"[一二三四五六七八九十百零〇\d]+"
+#: "本条例第十一条第（五）项和第（六）项", "第四十条第一项、第二项": a clause's numbered items
+_ITEM_REF = re.compile(rf"第(?P<no>{_CN})条(?:第{_CN}款)?(?P<items>(?:(?:和|及|、|或者|至)?第?[（(]?{_CN}[)）]?项)+)")
+_ITEM_NO = re.compile(rf"[（(]?({_CN})[)）]?项")
+
+
+def item_references(sentence: str) -> list[tuple[str, list[int]]]:
+    """The numbered items of clauses ``sentence`` refers to, as (clause number, item numbers):
+    "决定本条例第十一条第（五）项和第（六）项规定的事项" -> [("11", [5, 6])]. A range ("第一项至第三项")
+    names its ends only."""
+    out: list[tuple[str, list[int]]] = []
+    for m in _ITEM_REF.finditer(sentence):
+        no = cn_to_int(m.group("no"))
+        items = [n for n in (cn_to_int(x) for x in _ITEM_NO.findall(m.group("items"))) if n is not None]
+        if no is not None and items:
+            out.append((str(no), items))
+    return out
+
+
+def item_text(clause_text: str, item: int) -> str:
+    """The text of item ``item`` ("（五）……" or "(五)……" or "5. ……" at a line start) of a
+    clause, empty when the clause does not list it."""
+    marks = (f"（{int_to_cn(item)}）", f"({int_to_cn(item)})", f"（{item}）", f"({item})")
+    for line in clause_text.splitlines():
+        line = line.strip()
+        for mark in marks:
+            if line.startswith(mark):
+                return line[len(mark):].strip("；;。 ")
+    return ""

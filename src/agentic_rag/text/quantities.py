@@ -213,6 +213,14 @@ def _permille(m: re.Match[str]) -> Quantity | None:
     return _q("percent", None if value is None else value / 10, "%", m)
 
 
+def _fraction(m: re.Match[str]) -> Quantity | None:
+    # 三分之二 / 2/3以上: a share, as a percentage (66.67)
+    den, num = parse_number(m["d"]), parse_number(m["n"])
+    if not den or num is None or num > den:
+        return None
+    return _q("percent", round(num / den * 100, 2), "%", m)
+
+
 def _tenths(m: re.Match[str]) -> Quantity | None:
     # 九成 = 90%, 九成五 = 95%
     whole, extra = cn_to_int(m["n"]), cn_to_int(m["x"]) if m["x"] else 0
@@ -309,6 +317,8 @@ _RULES: tuple[_Rule, ...] = (
     _Rule("percent-en-word", re.compile(rf"\b(?P<n>{_EN_WORD})\s+(?:percent|per cent)\b", _I), _percent),
     _Rule("percent-zh", re.compile(rf"百分之(?P<n>{_NUM})"), _percent),
     _Rule("permille-zh", re.compile(rf"千分之(?P<n>{_NUM})"), _permille),
+    _Rule("fraction-zh", re.compile(rf"(?<![百千{CN_NUMERAL_CHARS}\d])(?P<d>{_NUM})分之(?P<n>{_NUM})"), _fraction),
+    _Rule("fraction-ascii", re.compile(r"(?<![\d/.])(?P<n>\d{1,2})/(?P<d>\d{1,2})(?=\s*(?:以上|以下|以内|的|多数))"), _fraction),
     _Rule("percent-tenths", re.compile(
         rf"(?<![{CN_NUMERAL_CHARS}A-Za-z0-9])(?P<n>[一二三四五六七八九十])成(?P<x>[一二三四五六七八九](?![{CN_NUMERAL_CHARS}]))?(?![为立本功员果熟效绩交型品年人不])"),
           _tenths),

@@ -101,7 +101,7 @@ from agentic_rag.agents.retriever.multihop import needs_hop
 from agentic_rag.agents.vocabulary import TextCover, Vocabulary, packaged_vocabulary, shared_cover
 from agentic_rag.config import ReasonerSettings
 from agentic_rag.ingest.edges import amended_clauses, amended_title
-from agentic_rag.text.clauses import clause_matches, clause_number
+from agentic_rag.text.clauses import clause_matches, clause_number, item_references, item_text
 from agentic_rag.text.language import is_cjk
 from agentic_rag.text.names import extract_names, fold
 from agentic_rag.text.numerals import cn_to_int
@@ -577,6 +577,10 @@ class Reasoner:
                 if periods and (per := rate_periods(sent.quote)) and not per & periods:
                     sent.factor *= C.OTHER_PERIOD  # "three days per week" for "how many days a year"
                 sent.hits = {t.key for t in plan.terms if _covers(sent.cover, t, chunk)}
+                if "项" in sent.quote and (items := _items_referred(sent.quote, chunk, evidence)):
+                    # "决定本条例第十一条第（五）项规定的事项" says what that item says (筹集和使用专项维修资金)
+                    said = shared_cover(items)
+                    sent.hits |= {t.key for t in plan.terms if _covers(said, t, chunk)}
                 sent.ctx_hits = in_context - sent.hits
                 sent.head_hits = in_head & sent.ctx_hits
                 quantities = extract_quantities(sent.quote)
@@ -858,6 +862,17 @@ class Reasoner:
         result = list(chosen)
         added = 0
         for s in chosen:
+            # the items it names by number ("本条例第十一条第（五）项规定的事项") that the question
+            # asks about come with it, so the answer says what they are
+            items = _items_referred(s.quote, s.chunk, evidence).splitlines() if "项" in s.quote else []
+            for item in items:
+                if not any(_covers(shared_cover(item), t, s.chunk) for t in plan.terms if not t.soft):
+                    continue
+                said = next((c for c in candidates if c.chunk.doc_id == s.chunk.doc_id and c is not s
+                             and item in c.text), None)
+                if said is not None and said not in result and added < 3:
+                    result.insert(result.index(s) + 1 + added, said)
+                    added += 1
             targets = _referenced_chunks(s.quote, s.chunk, evidence) + _referenced_tables(s.quote, s.chunk, evidence)
             if not targets:
                 # a deferral elsewhere in the same clause ("……未列明的，依照本办法第五条规定的比例")
@@ -1326,6 +1341,12 @@ def _coordinated(piece: str) -> list[str]:
             return []
         if not asks_value and analyze(items[0]).answer_type not in CONSTRAINING:
             return []  # "……选举时间及结果": a question of no kind joins kinds of answer, each its own
+        after = tokens[i + 2] if i + 2 < len(tokens) else ""
+        if len(items) == 2 and not any(is_nounish(x) for x in items) and after and content_terms(after) \
+                and analyze(after).answer_type not in CONSTRAINING:
+            # "筹集和使用维修资金需要多少业主同意": two acts on one thing are one matter; "开幕和闭幕时间"
+            # still asks the time of each
+            return []
         if len(items) == 2 and analyze(items[0]).answer_type in CONSTRAINING:
             # "发售日期和标准版国区价格": the first item names a kind of answer by itself, so
             # the words after the second one belong to it, not to both
@@ -1890,6 +1911,18 @@ def _referenced_tables(sentence: str, chunk: Chunk, evidence: Sequence[Evidence]
 
 _STRONG_CUE = re.compile(r"详见|参见|参照|依照|按照|列入|see|as set out in|set out in|listed in|in accordance with|refer to",
                          re.I)
+
+
+def _items_referred(sentence: str, chunk: Chunk, evidence: Sequence[Evidence]) -> str:
+    """The text of the numbered items of other clauses of the same document that ``sentence``
+    refers to ("本条例第十一条第（五）项"), as far as the evidence holds those clauses."""
+    out: list[str] = []
+    for no, items in item_references(sentence):
+        if no == chunk.clause_no:
+            continue  # "本条第一款第（二）项": its own clause, already its context
+        text = "\n".join(e.chunk.text for e in evidence if e.chunk.doc_id == chunk.doc_id and e.chunk.clause_no == no)
+        out.extend(t for t in (item_text(text, i) for i in items) if t)
+    return "\n".join(out)
 
 
 def _referenced_chunks(sentence: str, chunk: Chunk, evidence: Sequence[Evidence],

@@ -566,6 +566,9 @@ def unasked_kind(question: str, kind: str) -> bool:
                                                   or kind == "duration" and not _ASKS_PERIOD.search(question))
 
 
+_FRACTION = re.compile(r"分之|/")
+
+
 @lru_cache(maxsize=16384)
 def _states_amount(sentence: str, question: str) -> bool:
     """Whether ``sentence`` states an amount that can answer the "how much / how many"
@@ -583,7 +586,9 @@ def _states_amount(sentence: str, question: str) -> bool:
     found = [q for q in stated if q.kind != "date" and q.raw and q.raw not in question]
     unit = asked_count_unit(question)
     if unit is not None:  # "有多少人" is not answered by "一辆大巴", nor by "19岁" or "10公里"
-        found = [q for q in found if q.kind == "count" and q.unit == unit or q.kind == "number" and not q.unit]
+        # a fraction of them is ("经到会人员三分之二以上同意" for "需要多少人同意")
+        found = [q for q in found if q.kind == "count" and q.unit == unit or q.kind == "number" and not q.unit
+                 or q.kind == "percent" and _FRACTION.search(q.raw)]
     found = [q for q in found if not unasked_kind(question, q.kind)]
     if found:
         return True
