@@ -41,3 +41,18 @@ def test_the_words_of_a_text_are_a_fresh_list_each_time():
     first = content_terms("园区里哪些地方禁止吸烟？")
     first.append(first[0])  # a caller's list: what the next caller gets is unchanged
     assert [t.text for t in content_terms("园区里哪些地方禁止吸烟？")] == ["园区", "地方", "禁止", "吸烟"]
+
+
+def test_words_that_ask_or_point_are_no_subject_matter():
+    # the segmenter's 由谁来 / 找谁 / 这件 ask or point; the noun beside them stays
+    assert [t.text for t in content_terms("停车费由谁来交？")] == ["停车费"]
+    assert [t.text for t in content_terms("这件包裹由谁签收？")] == ["包裹", "签收"]
+    assert [t.text for t in content_terms("每位住户都要登记吗？")] == ["住户", "登记"]
+
+
+def test_a_colloquial_noun_with_the_suffix_zi_is_covered_by_its_written_word():
+    # 房子 is written 房屋, 箱子 箱包: the suffix 子 drops; a word in which 子 is no suffix keeps it
+    assert TextCover("出租房屋应当符合安全标准。").covers("房子")
+    assert TextCover("托运箱包不得超过二十公斤。").covers("箱子")
+    assert not TextCover("电动自行车应当登记。").covers("电子")
+    assert not TextCover("女职工享受产假。").covers("女子")

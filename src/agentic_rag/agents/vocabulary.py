@@ -137,6 +137,18 @@ def synonyms(term: str) -> set[str]:
 _UNIT_WORDS = ("工作日",)
 
 
+#: words of a character and 子 in which 子 is no noun suffix: a particle, a person, a kind of
+#: thing (电子 is not 电, 女子 not 女); in 房子, 绳子, 箱子 it is, and the written word drops it
+#: or replaces it (房屋, 牵引绳, 箱包)
+_NOT_SUFFIXED = frozenset("电子 分子 原子 质子 中子 粒子 因子 种子 男子 女子 孩子 儿子 妻子 弟子 君子 公子 王子 "
+                          "太子 天子 才子 学子 游子 赤子 样子 日子 例子 点子 法子 面子 份子 老子 影子".split())
+
+
+def _suffix_stem(word: str) -> str:
+    """The noun a colloquial "X子" word names with the suffix dropped (房子 -> 房), else ""."""
+    return word[0] if len(word) == 2 and word[1] == "子" and is_cjk(word) and word not in _NOT_SUFFIXED else ""
+
+
 #: the shortest stem a derived word is matched by (shorter ones are too often unrelated)
 _DERIVED_MIN = 6
 
@@ -233,6 +245,8 @@ class TextCover:
             return True
         if any(self._has(s) for s in alts or synonyms(word)):
             return True
+        if (stem := _suffix_stem(word)) and stem in self.text:
+            return True  # 房子 in 房屋, 绳子 in 牵引绳
         return self._abbreviation(word)
 
 

@@ -306,6 +306,10 @@ def words(text: str) -> list[str]:
     return _with_suffixes(_with_ordinals(_with_separable(segment(text))))
 
 
+#: words that point or ask rather than name: the segmenter's 由谁来, 找谁, 干啥, 这件 (of 这件事)
+_FUNCTION_ZH = re.compile(r"[谁啥咋]|^[这那每各某][个件条只位种项次本份些]$")
+
+
 def content_terms(text: str) -> list[Term]:
     """The subject-matter words of ``text`` in order, without stopwords, numbers, single Chinese
     characters and duplicates."""
@@ -324,7 +328,7 @@ def _content_terms(text: str, generation: int) -> tuple[Term, ...]:
             continue
         if _CJK_RUN.fullmatch(tok):
             tok = asked_noun(tok) or tok  # 哪些地方: the noun
-            if len(tok) < 2 or tok in QUESTION_ZH or _CN_NUMBER_WORD.fullmatch(tok):
+            if len(tok) < 2 or tok in QUESTION_ZH or _CN_NUMBER_WORD.fullmatch(tok) or _FUNCTION_ZH.search(tok):
                 continue
             key, soft, cjk = tok, tok in SOFT_ZH or tok in GENERIC_ZH, True
         else:
