@@ -102,3 +102,16 @@ def test_examples_questions_elsewhere_bring_their_own_docs(tmp_path, monkeypatch
     monkeypatch.chdir(tmp_path)
     s = load_set("examples", questions=held)
     assert s.corpus == [ex / "holdout" / "docs"] and s.questions[0].question == "b?"
+
+
+def test_the_statute_short_answer_file_loads_every_question_as_scored(bench):
+    from pathlib import Path
+
+    qfile = Path(__file__).resolve().parents[2] / "bench" / "data" / "lecoqa_short.jsonl"
+    s = load_set("lecoqa", bench_dir=bench, questions=qfile)
+    assert len(s.questions) == 34
+    assert all(s.spec.scores_answer(q) for q in s.questions)
+    unanswerable = [q for q in s.questions if not q.answerable]
+    assert len(unanswerable) == 6 and all(not q.gold for q in unanswerable)
+    # every answerable question names the article it is answered from, as lecoqa's gold does
+    assert all(q.gold and q.gold[0].endswith("条") for q in s.questions if q.answerable)
