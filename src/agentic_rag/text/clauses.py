@@ -64,8 +64,8 @@ def item_references(sentence: str) -> list[tuple[str, list[int]]]:
 
 
 def item_text(clause_text: str, item: int) -> str:
-    """The text of item ``item`` ("（五）……" or "(五)……" or "5. ……" at a line start) of a
-    clause, empty when the clause does not list it."""
+    """The text of item ``item`` of a clause, marked at a line start as "（五）", "(五)" or
+    "（5）"; empty when the clause does not list it."""
     marks = (f"（{int_to_cn(item)}）", f"({int_to_cn(item)})", f"（{item}）", f"({item})")
     for line in clause_text.splitlines():
         line = line.strip()
