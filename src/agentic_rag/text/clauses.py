@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import re
 
-from agentic_rag.text.numerals import cn_to_int, int_to_cn
+from agentic_rag.text.numerals import CN_NUMERAL_CHARS, cn_to_int, int_to_cn
 
 __all__ = ["clause_matches", "clause_number", "item_references", "item_text"]
 
@@ -44,7 +44,7 @@ def clause_matches(wanted: str, clause: str | None, clause_no: str | None) -> bo
     return bool(want) and want in {clause_number(clause or ""), (clause_no or "").lower()}
 
 
-_CN = r"[一二三四五六七八九十百零〇\d]+"
+_CN = rf"[{CN_NUMERAL_CHARS}\d]+"
 #: "本条例第十一条第（五）项和第（六）项", "第四十条第一项、第二项": a clause's numbered items
 _ITEM_REF = re.compile(rf"第(?P<no>{_CN})条(?:第{_CN}款)?(?P<items>(?:(?:和|及|、|或者|至)?第?[（(]?{_CN}[)）]?项)+)")
 _ITEM_NO = re.compile(rf"[（(]?({_CN})[)）]?项")

@@ -182,6 +182,8 @@ class _Sentence:
     in_band: frozenset[int] = frozenset()  # the question's values it states a band of (£25,000 to £100,000)
     negates_asked: bool = False  # it says "not" of what the question says "not" of (尚未实施 / 还没有实施)
     fills_slot: bool = False  # it says something where the question's question word stands
+    #: the text of other clauses' items it names by number ("本条例第十一条第（五）项"), a line each
+    items: str = ""
     support: float = 0.0  # its score as evidence that it is about the matter (abstention reads it)
     #: the sentence of another passage that names this one's subject (the hop before it)
     link: _Sentence | None = None
@@ -579,6 +581,7 @@ class Reasoner:
                 sent.hits = {t.key for t in plan.terms if _covers(sent.cover, t, chunk)}
                 if "项" in sent.quote and (items := _items_referred(sent.quote, chunk, evidence)):
                     # "决定本条例第十一条第（五）项规定的事项" says what that item says (筹集和使用专项维修资金)
+                    sent.items = items
                     said = shared_cover(items)
                     sent.hits |= {t.key for t in plan.terms if _covers(said, t, chunk)}
                 sent.ctx_hits = in_context - sent.hits
@@ -864,8 +867,7 @@ class Reasoner:
         for s in chosen:
             # the items it names by number ("本条例第十一条第（五）项规定的事项") that the question
             # asks about come with it, so the answer says what they are
-            items = _items_referred(s.quote, s.chunk, evidence).splitlines() if "项" in s.quote else []
-            for item in items:
+            for item in s.items.splitlines():
                 if not any(_covers(shared_cover(item), t, s.chunk) for t in plan.terms if not t.soft):
                     continue
                 said = next((c for c in candidates if c.chunk.doc_id == s.chunk.doc_id and c is not s

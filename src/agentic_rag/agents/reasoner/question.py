@@ -279,9 +279,10 @@ def reads_as_procedure(sentence: str) -> bool:
     return bool(_PROCEDURE.search(sentence) or _DEFINES.search(sentence))
 
 
+#: the words a definition puts between its term and what the term means
+_DEFINERS_EN, _DEFINERS_ZH = r"means|refers to|is defined as|shall mean|is understood as", r"是指|指的是|系指"
 #: how a definition reads ("'Working day' means ...", "本办法所称X，是指……")
-_DEFINES = re.compile(r"\b(?:means|refers to|is defined as|shall mean|is understood as)\b|是指|指的是|系指|所称[^，。]{1,20}[，,]\s*指",
-                      re.I)
+_DEFINES = re.compile(rf"\b(?:{_DEFINERS_EN})\b|{_DEFINERS_ZH}|所称[^，。]{{1,20}}[，,]\s*指", re.I)
 #: the term a question asks the meaning of: "什么是X", "X是指什么", "何谓X", "What is meant by
 #: X", "What does the policy mean by X", "define X" (not "what is the X of Y": that asks a value)
 _ASKS_MEANING = (
@@ -293,11 +294,11 @@ _ASKS_MEANING = (
     re.compile(r"\bwhat does (?:[\w' -]{1,40}? )?mean by (?:an? |the )?[\"'‘“]?(?P<term>[\w' -]{2,40}?)[\"'’”]?\s*\??$", re.I),
     re.compile(r"^(?:define|definition of) (?:an? |the )?[\"'‘“]?(?P<term>[\w' -]{2,40}?)[\"'’”]?\s*\??$", re.I),
 )
-#: the words a definition puts between its term and what the term means
-_DEFINED_BY = re.compile(r"[\"'’”」]?\s*(?:(?:[，,:：]\s*|\s+|—\s*)?(?:是指|指的是|系指|指|means|refers to|is defined as|"
-                         r"shall mean|is understood as)|[:：—])", re.I)
+#: a term's definer right after it ("保险金额是指", "'Working day' means", a glossary's "Working day:")
+_DEFINED_BY = re.compile(rf"[\"'’”」]?\s*(?:(?:[，,:：]\s*|\s+|—\s*)?(?:{_DEFINERS_ZH}|指|{_DEFINERS_EN})|[:：—])", re.I)
 
 
+@lru_cache(maxsize=4096)
 def asked_meaning(question: str) -> str | None:
     """The term ``question`` asks the meaning of ("什么是保险金额" -> 保险金额), else None."""
     q = question.strip()
