@@ -708,3 +708,31 @@ def test_a_clause_that_names_another_clauses_item_by_number_answers_for_that_ite
     assert any("提取和使用集体公益金" in s.text for s in answer.sentences[1:])
     assert "500元" not in answer.text
     assert_every_sentence_cited(answer)
+
+
+# rule text names in its own terms what people name with everyday words
+_CARE = dict(title="江南省校园安全条例", published=dt.date(2024, 6, 1), authority="江南省人大常委会")
+PATIENTS = make_chunk("care", "22", "第二十二条 医疗机构及其医务人员应当向患者说明病情和医疗措施。", **_CARE)
+PUPILS = make_chunk("care", "23", "第二十三条 未成年人在幼儿园、学校学习、生活期间受到人身损害，幼儿园、学校未尽到"
+                    "教育、管理职责的，应当承担侵权责任。", **_CARE)
+
+
+@pytest.mark.parametrize(("question", "quoted"), [
+    ("医院要不要把病情告诉病人？", "向患者说明病情"),
+    ("孩子在学校受伤了，学校要负责吗？", "应当承担侵权责任"),
+])
+def test_an_everyday_word_the_rule_text_words_otherwise_does_not_put_a_question_out_of_scope(question, quoted):
+    answer = ask(question, ev(PATIENTS, PUPILS))
+    assert answer.status != "abstained", answer.text
+    assert quoted in answer.sentences[0].text
+    assert_every_sentence_cited(answer)
+
+
+@pytest.mark.parametrize(("question", "gap"), [
+    ("学校的地址在哪里？", "地址"),
+    ("孩子在学校受伤了，医院的电话是多少？", "电话"),
+])
+def test_the_everyday_thing_a_question_asks_for_still_has_to_be_in_the_evidence(question, gap):
+    answer = ask(question, ev(PATIENTS, PUPILS))
+    assert answer.status == "abstained", answer.text
+    assert gap in answer.text

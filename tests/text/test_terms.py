@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from agentic_rag.agents.vocabulary import TextCover
-from agentic_rag.text.terms import content_terms, english_verbs, irregular_form, stem
+from agentic_rag.text.terms import content_terms, english_verbs, irregular_form, is_everyday, stem
 
 
 def test_interjections_and_reflexive_pronouns_are_no_subject_matter():
@@ -56,3 +56,8 @@ def test_a_colloquial_noun_with_the_suffix_zi_is_covered_by_its_written_word():
     assert TextCover("托运箱包不得超过二十公斤。").covers("箱子")
     assert not TextCover("电动自行车应当登记。").covers("电子")
     assert not TextCover("女职工享受产假。").covers("女子")
+
+
+def test_everyday_words_are_told_from_the_terms_of_a_field_by_how_often_people_use_them():
+    assert all(is_everyday(w) for w in ("医院", "房子", "孩子"))
+    assert not any(is_everyday(w) for w in ("公积金", "工伤", "产假", "养犬登记证"))

@@ -4,6 +4,7 @@ step extends with the corpus's own defined terms) and English (Snowball stems).
 - :func:`content_terms` — the subject-matter words of a question, without question words and filler
 - :func:`segment`, :func:`atoms` — ordered tokens; the smallest dictionary words inside a word
 - :func:`word_tag`, :func:`is_nounish` — jieba's part of speech: things vs actions
+- :func:`is_everyday` — jieba's word counts: everyday words (房子) vs the terms of a field (公积金)
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ from agentic_rag.text.stopwords import (
 from agentic_rag.text.tokenize import cut, cut_for_search, dictionary_generation, dictionary_path
 
 __all__ = ["Term", "answer_classes", "asked_noun", "atoms", "content_terms", "english_verbs", "irregular_form",
-           "is_nounish", "norm", "segment", "stem", "stems", "word_tag", "words"]
+           "is_everyday", "is_nounish", "norm", "segment", "stem", "stems", "word_tag", "words"]
 
 _CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+")
 _TOKEN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+|[A-Za-z]+(?:'[A-Za-z]+)?|\d+(?:[.,]\d+)*")
@@ -212,15 +213,35 @@ def _jieba_dictionary() -> bytes:
 
 
 @lru_cache(maxsize=8192)
-def word_tag(word: str) -> str | None:
-    """jieba's part-of-speech tag of a dictionary word (``None`` for words it does not list)."""
+def _entry(word: str) -> tuple[int, str | None] | None:
+    """(frequency, part-of-speech tag) of a word in jieba's dictionary; ``None`` if it is not listed."""
     data = _jieba_dictionary()
     at = data.find(b"\n" + word.encode("utf-8") + b" ")
     if at < 0:
         return None
     end = data.find(b"\n", at + 1)
     parts = data[at + 1:end].decode("utf-8", "replace").split(" ")
-    return parts[2].strip() if len(parts) == 3 else None
+    freq = int(parts[1]) if len(parts) >= 2 and parts[1].isdigit() else 0
+    return freq, (parts[2].strip() if len(parts) == 3 else None)
+
+
+def word_tag(word: str) -> str | None:
+    """jieba's part-of-speech tag of a dictionary word (``None`` for words it does not list)."""
+    entry = _entry(word)
+    return entry[1] if entry else None
+
+
+#: a word at least this frequent in the general-language counts of jieba's dictionary is
+#: everyday vocabulary: 医院 (7376), 房子 (3194), 孩子, 东西, 合法; the terms of a field are
+#: rarer: 公积金 (556), 罚款 (689), 工伤 (63), 产假 (21)
+EVERYDAY_FREQ = 1000
+
+
+def is_everyday(word: str) -> bool:
+    """Whether a Chinese word is everyday vocabulary rather than the term of a field: how people
+    name things (医院, 房子, 孩子) where rule text has its own terms (医疗机构, 房屋, 未成年人)."""
+    entry = _entry(word)
+    return entry is not None and entry[0] >= EVERYDAY_FREQ
 
 
 def is_nounish(word: str) -> bool:

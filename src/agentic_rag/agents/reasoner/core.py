@@ -121,6 +121,7 @@ from agentic_rag.text.terms import (
     content_terms,
     english_verbs,
     irregular_form,
+    is_everyday,
     is_nounish,
     norm,
     segment,
@@ -443,13 +444,19 @@ class Reasoner:
         covers = [shared_cover(f"{e.chunk.title}\n{e.chunk.text}\n{_table_text(e.chunk)}") for e in evidence]
         implied = {e.chunk.chunk_id: _implied_names(e.chunk.title, e.chunk.text, question) for e in evidence}
         n = len(covers)
+        asked_keys = _asked_thing(question, whole)
         weights: dict[str, float] = {}
         missing: list[Term] = []
         for t in terms:
             df = sum(1 for c, e in zip(covers, evidence) if _covers(c, t, e.chunk) or t.key in implied[e.chunk.chunk_id])
             weights[t.key] = base[t.key] * (1.0 + math.log((n + 1) / (df + 1)))
             if df == 0 and not t.soft:
-                if _thing_word(t) and t.text.lower() not in classes | relations and t.text.lower() not in verbs:
+                # an everyday word (房子, 孩子, 医院) is how a person names what rule text calls
+                # by its own term (房屋, 未成年人, 医疗机构): missing, it does not put a question
+                # out of scope, unless it is the very thing asked for (……的起点)
+                everyday = t.cjk and t.key not in asked_keys and is_everyday(t.text)
+                if _thing_word(t) and not everyday and t.text.lower() not in classes | relations \
+                        and t.text.lower() not in verbs:
                     missing.append(t)
                 else:
                     # only a missing *thing* makes a question out of scope: actions and manners
@@ -1442,6 +1449,27 @@ def _split_names(question: str) -> list[tuple[str, str]]:
 
 #: the last character of a Chinese place name: a road, a lake, a bridge, a village ...
 _PLACE_ENDS = frozenset("路街巷道桥湖河江山岛港湾村镇乡园馆寺塔楼门站场坝溪峰岭洲")
+
+
+def _asked_thing(question: str, asked: Asked) -> frozenset[str]:
+    """The keys of the words naming the thing a question asks for: the last thing word of a
+    wh-question (首趟班列的起点, 学校的地址在哪里) with the words written onto it (工业 of
+    工业增加值增长了多少); a yes/no question asks whether, of no one thing."""
+    if asked.yes_no:
+        return frozenset()
+    things = [t for t in content_terms(question) if not t.soft and _thing_word(t)]
+    if not things:
+        return frozenset()
+    head = things[-1]
+    keys = {head.key}
+    end = question.rfind(head.text)
+    for t in reversed(things[:-1]):
+        at = question.rfind(t.text, 0, end)
+        if at < 0 or at + len(t.text) != end:
+            break  # 学校的地址: 的 stands between, 学校 is another thing
+        keys.add(t.key)
+        end = at
+    return frozenset(keys)
 
 
 def _thing_word(t: Term) -> bool:
