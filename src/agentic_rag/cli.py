@@ -521,10 +521,13 @@ def demo(examples: Path | None, index: Path | None, config: Path | None, as_json
               help="arag.toml to read (default ./arag.toml when present)")
 @click.option("--peers", is_flag=True,
               help="also run LlamaIndex and Haystack on the same chunks and embeddings (the peers extra)")
+@click.option("--answers", is_flag=True,
+              help="corpus sets without short answers (lecoqa, 2wiki): also ask every question and score "
+                   "whether the answer's first sentence cites a gold unit (gold_cited)")
 @_errors
 def eval_(target: str, runs: tuple[str, ...], bench_dir: Path | None, questions: Path | None, k: int,
           limit: int | None, out_dir: Path, cache_dir: Path | None, as_json: bool,
-          config: Path | None, peers: bool) -> None:
+          config: Path | None, peers: bool, answers: bool) -> None:
     """Benchmark a set beside a plain-BM25 floor (`arag eval SET`), or diff two runs
     (`arag eval compare RUN_A RUN_B`). Sets: 2wiki hotpotqa musique lecoqa rgb/zh_noise
     rgb/zh_int rgb/zh_fact rgb/en_fact examples."""
@@ -559,7 +562,7 @@ def eval_(target: str, runs: tuple[str, ...], bench_dir: Path | None, questions:
     with Progress("[progress.description]{task.description}", BarColumn(), MofNCompleteColumn(),
                   TimeElapsedColumn(), console=err, disable=not show, transient=True) as bar:
         task = bar.add_task(f"eval {target}", total=None)
-        run = run_eval(eval_set, backend, k=k, cache_dir=cache_dir,
+        run = run_eval(eval_set, backend, k=k, cache_dir=cache_dir, answers=answers,
                        progress=lambda done, total, what: bar.update(
                            task, completed=done, total=total, description=f"eval {target}: {what}"))
     folder = write_run(run, out_dir)

@@ -40,6 +40,14 @@ def test_k_and_limit_options(cli, bench):
     assert data["k"] == 2 and data["questions"] == 1 and "all@2" in data["metrics"]
 
 
+def test_answers_option_scores_where_statute_answers_come_from(cli, bench):
+    res = cli.invoke(app, ["eval", "lecoqa", "--bench-dir", str(bench), "--json", "--answers"])
+    assert res.exit_code == 0, res.output
+    data = json.loads(res.stdout)
+    assert data["metrics"]["gold_cited"] == 1.0 and data["baseline"]["gold_cited"] == 1.0
+    assert data["metrics"]["false_rejection_rate"] == 0.0
+
+
 def test_table_output_shows_ours_beside_bm25(cli, bench):
     res = cli.invoke(app, ["eval", "rgb/en_fact", "--bench-dir", str(bench)])
     assert res.exit_code == 0, res.output

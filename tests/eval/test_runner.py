@@ -94,6 +94,29 @@ def test_a_questions_file_with_short_answers_scores_answers_in_a_retrieval_set(b
     assert run.baseline["rejection_rate"] == 0.0
 
 
+def test_answers_in_a_retrieval_set_are_scored_by_the_article_they_cite(bench, stub_backend, tmp_path, jsonl):
+    # free-text answers are no aliases to look for; where the answer comes from is: a user
+    # reads the first sentence's citation, which should be the article that answers
+    qfile = jsonl(tmp_path / "cited.jsonl", [
+        {"id": "c1", "question": "有经营能力的公民怎样成为个体工商户？", "answers": ["..."],
+         "gold": ["个体工商户条例第二条"]},
+        {"id": "c2", "question": "民法调整哪些关系？", "answers": ["..."], "gold": ["个体工商户条例第二条"]},
+        {"id": "c3", "question": "离婚冷静期是多少天？", "answers": ["..."], "gold": ["中华人民共和国民法典第二条"]},
+    ])
+    s = load_set("lecoqa", bench_dir=bench, questions=qfile)
+    run = run_eval(s, stub_backend, k=5, cache_dir=tmp_path / "cache", answers=True)
+    verdicts = {r.id: r.verdicts for r in run.rows}
+    assert verdicts["c1"]["gold_cited"] == 1.0 and verdicts["c1"]["false_rejection_rate"] == 0.0
+    assert verdicts["c2"]["gold_cited"] == 0.0  # answered from the civil code, not the article asked
+    assert verdicts["c3"]["gold_cited"] == 0.0 and verdicts["c3"]["false_rejection_rate"] == 1.0
+    assert "accuracy" not in run.metrics  # the lawyers' paragraphs are still not matched
+    # the floor's answer is its top article: 个体工商户条例第2条 for c1, the civil code for c2
+    assert {r.id: r.baseline_verdicts["gold_cited"] for r in run.rows} == {"c1": 1.0, "c2": 0.0, "c3": 0.0}
+    assert any("gold_cited" in n for n in run.notes)
+    plain = run_eval(s, stub_backend, k=5, cache_dir=tmp_path / "cache")
+    assert "gold_cited" not in plain.metrics and "false_rejection_rate" not in plain.metrics
+
+
 def test_noise_set_runs_every_ratio_with_fresh_indexes(bench, stub_backend, tmp_path):
     run = run_eval(load_set("rgb/zh_noise", bench_dir=bench), stub_backend, k=8, cache_dir=tmp_path / "cache")
     assert [r.variant for r in run.rows] == ["noise=0", "noise=0.2", "noise=0.4", "noise=0.6", "noise=0.8", "noise=1"]

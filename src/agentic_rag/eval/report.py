@@ -24,7 +24,7 @@ LOWER_IS_BETTER = {"false_rejection_rate", "repeated_query_rate", "rounds", "too
 
 
 _GROUPS = ("all@", "recall@", "mrr@", "passage_accuracy", "accuracy", "facts_present", "rejection_rate", "false_rejection_rate",
-           "conflict_detected", "conflict_true_won", "conflict_not_fake", "cited_sentences", "citation_precision")
+           "gold_cited", "conflict_detected", "conflict_true_won", "conflict_not_fake", "cited_sentences", "citation_precision")
 
 
 def metric_rank(name: str) -> tuple[int, float, str]:

@@ -26,7 +26,7 @@ import re
 import shutil
 import tempfile
 import time
-from collections.abc import Callable, Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Protocol
 
@@ -217,8 +217,10 @@ def default_cache_dir() -> Path:
 
 
 def run_eval(eval_set: EvalSet, backend: Backend, *, k: int = 8, cache_dir: Path | None = None,
-             progress: Progress | None = None) -> EvalRun:
-    """Score every question of ``eval_set`` on ``backend`` and on the BM25 floor."""
+             progress: Progress | None = None, answers: bool = False) -> EvalRun:
+    """Score every question of ``eval_set`` on ``backend`` and on the BM25 floor. ``answers``:
+    in a corpus set, also ask every question with gold units that no answer aliases score,
+    and score whether the answer cites a gold unit (``gold_cited``, see :func:`_score_cited_unit`)."""
     if k < 1:
         raise EvalError(f"--k must be at least 1, got {k}")
     started = dt.datetime.now(dt.timezone.utc)
@@ -229,7 +231,7 @@ def run_eval(eval_set: EvalSet, backend: Backend, *, k: int = 8, cache_dir: Path
     index_info: dict[str, Any] = {}
     cache_dir = cache_dir or default_cache_dir()
     if kind in ("corpus", "examples"):
-        rows, index_info = _run_shared(eval_set, backend, k, cache_dir, ticker)
+        rows, index_info = _run_shared(eval_set, backend, k, cache_dir, ticker, answers)
     else:
         rows, index_info = _run_per_question(eval_set, backend, k, cache_dir, ticker)
     metrics, baseline = aggregate(rows)
@@ -239,6 +241,8 @@ def run_eval(eval_set: EvalSet, backend: Backend, *, k: int = 8, cache_dir: Path
               for name in ("retrieve", "ask")}
     notes = [_PROTOCOL[kind].format(unit=eval_set.spec.unit, depth=max(k, MIN_DEPTH),
                                     chunks=min(max(k, MIN_DEPTH) * CHUNKS_PER_UNIT, 200))]
+    if answers and kind in ("corpus", "examples"):
+        notes.append(_GOLD_CITED)
     if any(r.error for r in rows):
         notes.append(f"{sum(bool(r.error) for r in rows)} questions raised an error (see details.jsonl)")
     return EvalRun(set=eval_set.name, questions=len(eval_set.questions), k=k, metrics=metrics,
@@ -252,6 +256,9 @@ def run_eval(eval_set: EvalSet, backend: Backend, *, k: int = 8, cache_dir: Path
 _SHARED = ("one index over the set's corpus (cached by content hash); retrieval units are {unit}s: "
            "the system is asked for {chunks} chunks, deduplicated to the first {depth} {unit}s in rank "
            "order; BM25 ranks the same {unit}s. ")
+_GOLD_CITED = ("--answers: every question with gold units is asked; gold_cited = the answer's first sentence "
+               "cites a gold unit (0 when it abstains), the floor's = its top unit is gold; every such "
+               "question counts as answerable for false_rejection_rate.")
 _PROTOCOL = {
     "corpus": _SHARED + "Latency is the ask call where answers are scored, else the retrieve call.",
     "examples": _SHARED + "Clause units are file name + clause label; answers must hold every expected fact.",
@@ -306,7 +313,7 @@ def aggregate(rows: Sequence[QuestionResult]) -> tuple[dict[str, float], dict[st
 
 # -- one index per set -----------------------------------------------------------------------
 def _run_shared(eval_set: EvalSet, backend: Backend, k: int, cache_dir: Path,
-                ticker: _Ticker) -> tuple[list[QuestionResult], dict[str, Any]]:
+                ticker: _Ticker, answers: bool = False) -> tuple[list[QuestionResult], dict[str, Any]]:
     index_dir, built, build_s = cached_index(eval_set.name, eval_set.corpus, backend, cache_dir,
                                              progress=ticker.indexing)
     ticker.tick(0)
@@ -318,9 +325,10 @@ def _run_shared(eval_set: EvalSet, backend: Backend, k: int, cache_dir: Path,
         lang = eval_set.spec.lang if eval_set.spec.lang != "mixed" else "mixed"
         bm = BM25Baseline(units, lang)
         texts = {u.id: u.text for u in units}
+        chunks = {c.chunk_id: c for c in system.chunks()} if answers else {}
         rows = []
         for q in eval_set.questions:
-            rows.append(_score_shared(q, eval_set, system, bm, texts, unit_of, k, depth))
+            rows.append(_score_shared(q, eval_set, system, bm, texts, unit_of, k, depth, chunks))
             ticker.tick()
     finally:
         system.close()
@@ -330,7 +338,10 @@ def _run_shared(eval_set: EvalSet, backend: Backend, k: int, cache_dir: Path,
 
 def _score_shared(q: EvalQuestion, eval_set: EvalSet, system: System, bm: BM25Baseline,
                   texts: dict[str, str], unit_of: Callable[[Chunk], str], k: int,
-                  depth: int) -> QuestionResult:
+                  depth: int, chunks: Mapping[str, Chunk] | None = None) -> QuestionResult:
+    """One question of a shared-index set: retrieval against its gold units, the answer against
+    its aliases; with ``chunks`` (``--answers``), a question no aliases score is asked too and
+    scored by the units its answer cites."""
     spec = eval_set.spec
     gold = M.dedupe(_canon_gold(g, spec.unit) for g in q.gold)
     row = QuestionResult(id=q.id, question=q.question, gold=gold)
@@ -344,6 +355,10 @@ def _score_shared(q: EvalQuestion, eval_set: EvalSet, system: System, bm: BM25Ba
     if answers:
         top = row.baseline_retrieved[0] if row.baseline_retrieved else None
         _score_baseline_answer(row, q, texts.get(top, "") if top else "")
+    elif chunks and gold:
+        top = row.baseline_retrieved[0] if row.baseline_retrieved else None
+        row.baseline_verdicts.update(false_rejection_rate=0.0,
+                                     gold_cited=float(top is not None and _match_gold(top, gold) in gold))
     try:
         if gold:
             t = time.perf_counter()
@@ -353,6 +368,8 @@ def _score_shared(q: EvalQuestion, eval_set: EvalSet, system: System, bm: BM25Ba
             row.verdicts.update(M.retrieval_scores(row.retrieved, gold, k))
         if answers:
             _score_answer(row, q, system)
+        elif chunks and gold:
+            _score_cited_unit(row, q, system, gold, unit_of, chunks)
     except _REPORTED as exc:  # one failing question must not sink a whole run; it is reported
         _failed(row, exc)
     return row
@@ -496,7 +513,7 @@ def _score_top_passage(row: QuestionResult, q: EvalQuestion, system: System, k: 
 
 
 # -- answer verdicts -------------------------------------------------------------------------
-def _score_answer(row: QuestionResult, q: EvalQuestion, system: System) -> None:
+def _score_answer(row: QuestionResult, q: EvalQuestion, system: System) -> Answer:
     t = time.perf_counter()
     answer = system.ask(q.question)
     ms = (time.perf_counter() - t) * 1000
@@ -509,6 +526,20 @@ def _score_answer(row: QuestionResult, q: EvalQuestion, system: System) -> None:
     row.reason_signals = next(({k: float(v) for k, v in e.args.items() if k.startswith("s_")}
                                for e in reversed(answer.trace) if e.kind == "reason" and "evidence_score" in e.args), {})
     row.verdicts.update(answer_verdicts(q, answer))
+    return answer
+
+
+def _score_cited_unit(row: QuestionResult, q: EvalQuestion, system: System, gold: Sequence[str],
+                      unit_of: Callable[[Chunk], str], chunks: Mapping[str, Chunk]) -> None:
+    """A question whose answers are no short aliases (lecoqa's are lawyers' paragraphs), scored
+    by where its answer comes from: whether the first answer sentence cites a gold unit (the
+    article that answers it). A gold unit exists, so abstaining is a false rejection."""
+    answer = _score_answer(row, q, system)
+    for name in ("accuracy", "facts_present", "citation_precision"):
+        row.verdicts.pop(name, None)  # its answers are no aliases to look for in the text
+    first = answer.sentences[0].citations if answer.sentences and not M.is_rejection(answer) else []
+    row.verdicts["gold_cited"] = float(any(c in chunks and _match_gold(unit_of(chunks[c]), gold) in gold
+                                           for c in first))
 
 
 def _score_baseline_answer(row: QuestionResult, q: EvalQuestion, text: str) -> None:
