@@ -352,11 +352,10 @@ def _score_shared(q: EvalQuestion, eval_set: EvalSet, system: System, bm: BM25Ba
     if gold:
         row.baseline_verdicts.update(M.retrieval_scores(
             [_match_gold(u, gold) for u in row.baseline_retrieved], gold, k))
+    top = row.baseline_retrieved[0] if row.baseline_retrieved else None
     if answers:
-        top = row.baseline_retrieved[0] if row.baseline_retrieved else None
         _score_baseline_answer(row, q, texts.get(top, "") if top else "")
     elif chunks and gold:
-        top = row.baseline_retrieved[0] if row.baseline_retrieved else None
         row.baseline_verdicts.update(false_rejection_rate=0.0,
                                      gold_cited=float(top is not None and _match_gold(top, gold) in gold))
     try:
@@ -534,9 +533,7 @@ def _score_cited_unit(row: QuestionResult, q: EvalQuestion, system: System, gold
     """A question whose answers are no short aliases (lecoqa's are lawyers' paragraphs), scored
     by where its answer comes from: whether the first answer sentence cites a gold unit (the
     article that answers it). A gold unit exists, so abstaining is a false rejection."""
-    answer = _score_answer(row, q, system)
-    for name in ("accuracy", "facts_present", "citation_precision"):
-        row.verdicts.pop(name, None)  # its answers are no aliases to look for in the text
+    answer = _score_answer(row, q.model_copy(update={"parts": []}), system)  # no aliases to look for
     first = answer.sentences[0].citations if answer.sentences and not M.is_rejection(answer) else []
     row.verdicts["gold_cited"] = float(any(c in chunks and _match_gold(unit_of(chunks[c]), gold) in gold
                                            for c in first))

@@ -875,7 +875,8 @@ class Reasoner:
             # the items it names by number ("本条例第十一条第（五）项规定的事项") that the question
             # asks about come with it, so the answer says what they are
             for item in s.items.splitlines():
-                if not any(_covers(shared_cover(item), t, s.chunk) for t in plan.terms if not t.soft):
+                said_there = shared_cover(item)
+                if not any(_covers(said_there, t, s.chunk) for t in plan.terms if not t.soft):
                     continue
                 said = next((c for c in candidates if c.chunk.doc_id == s.chunk.doc_id and c is not s
                              and item in c.text), None)
