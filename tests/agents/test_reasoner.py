@@ -736,3 +736,54 @@ def test_the_everyday_thing_a_question_asks_for_still_has_to_be_in_the_evidence(
     answer = ask(question, ev(PATIENTS, PUPILS))
     assert answer.status == "abstained", answer.text
     assert gap in answer.text
+
+
+# rule text tells a time by the event it is tied to, not by a date
+_LENDING = dict(title="江南省图书借阅规则", published=dt.date(2024, 5, 1), authority="江南省图书馆")
+CARD = make_chunk("lend", "6", "第六条 读者证自读者本人签署借阅承诺书时生效。", **_LENDING)
+RETURNS = make_chunk("lend", "7", "第七条 借阅期限没有约定的，读者可以随时归还所借图书。", **_LENDING)
+RETURNS_EN = make_chunk("lend-en", "3", "3 Deposits. The key deposit is refunded upon return of the keys to reception.",
+                        title="Guest House Rules", published=dt.date(2024, 5, 1), language="en", clause="3")
+
+
+@pytest.mark.parametrize(("question", "quoted"), [
+    ("读者证什么时候生效？", "签署借阅承诺书时生效"),
+    ("没约定借阅期限的话，读者何时可以还书？", "随时归还"),
+    ("When is the key deposit refunded?", "upon return of the keys"),
+])
+def test_a_when_question_is_answered_by_the_event_a_rule_ties_the_time_to(question, quoted):
+    answer = ask(question, ev(CARD, RETURNS, RETURNS_EN))
+    assert answer.status == "answered", answer.text
+    assert quoted in answer.sentences[0].text
+
+
+def test_a_difference_question_is_answered_by_what_the_documents_say_of_each_thing():
+    # the rules say what each kind of reader card allows; none says "区别"
+    kinds = make_chunk("lend", "2", "第二条 普通读者证可以外借图书。参考读者证仅限馆内阅览，不得外借。", **_LENDING)
+    answer = ask("普通读者证和参考读者证的区别？", ev(kinds, CARD, RETURNS))
+    assert answer.status == "answered", answer.text
+    assert "可以外借" in answer.text and "不得外借" in answer.text
+
+
+_SICK = dict(title="Harbourline Sickness Policy", published=dt.date(2024, 2, 1), language="en")
+SICK_PAY = make_chunk("sick", "4", "4 Sick pay. After 20 weeks of sickness absence, salary is paid at 50 per cent.",
+                      clause="4", **_SICK)
+FIT_NOTE = make_chunk("sick", "5", "5 Fit notes. From the second week of absence a fit note from a doctor is needed, "
+                      "and the employee sends it to their manager.", clause="5", **_SICK)
+HOLIDAYS = make_chunk("sick", "6", "6 Holidays. Holiday requests are approved by the line manager.", clause="6", **_SICK)
+
+
+@pytest.mark.parametrize("question", [
+    # the span is stated in other units than the question's
+    "What share of salary is paid once an employee has been off sick for more than five months?",
+    # "onwards" is a manner, "resign" and "calls" are what someone does: none is a thing
+    "From which week onwards is a fit note needed?",
+    "If I resign while off sick, does my manager still get a fit note?",
+    "What happens to sick pay if my manager calls me during absence?",
+])
+def test_units_manners_and_actions_worded_otherwise_do_not_put_a_question_out_of_scope(question):
+    answer = ask(question, ev(SICK_PAY, FIT_NOTE, HOLIDAYS))
+    assert answer.status == "answered", answer.text
+    # no word of the question is taken for a thing the documents lack (the trace's coverage)
+    assert [e.args["s_coverage"] for e in answer.trace if e.kind == "reason"] == [1.0]
+    assert_every_sentence_cited(answer)

@@ -61,3 +61,9 @@ def test_a_colloquial_noun_with_the_suffix_zi_is_covered_by_its_written_word():
 def test_everyday_words_are_told_from_the_terms_of_a_field_by_how_often_people_use_them():
     assert all(is_everyday(w) for w in ("医院", "房子", "孩子"))
     assert not any(is_everyday(w) for w in ("公积金", "工伤", "产假", "养犬登记证"))
+
+
+def test_a_word_between_pronouns_is_read_as_a_verb_but_not_an_adverb_or_preposition():
+    assert english_verbs("If I resign, does the company pay me?") == {"resign", "pay"}
+    # an adverb after the subject and a preposition before the object are no verbs
+    assert english_verbs("We often ask about them.") == frozenset()

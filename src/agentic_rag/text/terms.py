@@ -99,21 +99,31 @@ _PRONOUN = r"(?:i|we|you|they|he|she|it|one)"
 _VERB_AFTER = re.compile(
     rf"\b{_MODAL}\s+{_PRONOUN}\s+(?:not\s+)?(?:(?:have|need|want|ought|got|going|able|allowed)\s+to\s+)?(?P<verb>[a-z]+)\b|"
     rf"\b{_PRONOUN}\s+{_MODAL}\s+(?:not\s+)?(?P<said>[a-z]+)\b|"
-    r"\b(?:have|has|had|need|needs|want|wants|ought|going|able|allowed|how)\s+to\s+(?P<inf>[a-z]+)\b", re.I)
+    r"\b(?:have|has|had|need|needs|want|wants|ought|going|able|allowed|how)\s+to\s+(?P<inf>[a-z]+)\b|"
+    # a word after a subject pronoun ("if I resign") or before an object pronoun ("my manager
+    # calls me back"), unless it is an adverb or a preposition
+    r"\b(?:i|we|you|they|he|she)\s+(?!(?:also|just|still|only|never|already|really|always|often|usually|"
+    r"then|now|first|currently|ever|even|both|all)\b)(?P<subj>[a-z]+)\b|"
+    r"\b(?!(?:to|for|with|from|about|by|of|on|at|in|into|onto|against|after|before|between|behind|without|"
+    r"toward|towards|like|than|over|under|upon|via|per|and|or|but|if|when|let)\b)(?P<obj>[a-z]+)\s+(?:me|us|him|them)\b",
+    re.I)
 
 
 def english_verbs(text: str) -> frozenset[str]:
     """Lowercase words that ``text`` uses as verbs, read off the words around them: after a
-    modal or auxiliary ("can't I bring" -> bring) or "have to" / "need to" ("how long do I have
-    to claim" -> claim). An action is worded many ways; a question is not out of scope for
+    modal or auxiliary ("can't I bring" -> bring), "have to" / "need to" ("how long do I have
+    to claim" -> claim), a subject pronoun ("if I resign") or before an object pronoun ("my
+    manager calls me back"). An action is worded many ways; a question is not out of scope for
     lacking its exact verb.
 
     >>> sorted(english_verbs("Which countries can't I bring my laptop to? Do I have to claim it back?"))
     ['bring', 'claim']
+    >>> sorted(english_verbs("If we relocate, who reimburses us?"))
+    ['relocate', 'reimburses']
     """
     out = set()
     for m in _VERB_AFTER.finditer(text):
-        word = (m.group("verb") or m.group("said") or m.group("inf")).lower()
+        word = next(g for g in m.group("verb", "said", "inf", "subj", "obj") if g).lower()
         if word not in ("i", "we", "you", "they", "he", "she", "it", "the", "a", "an", "my", "your", "not", "to"):
             out.add(word)
     return frozenset(out)

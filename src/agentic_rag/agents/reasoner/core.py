@@ -392,8 +392,11 @@ class Reasoner:
         joined = {part: whole for whole, part in _split_names(question) if whole in bodies}
         q_terms = list({t.key: t for t in (Term(joined[t.key], joined[t.key], False, True) if t.key in joined else t
                                            for t in q_terms)}.values())
+        comparing = whole.answer_type == "comparison"
         for t in q_terms:
-            soft = t.soft
+            # "A和B的区别": the difference is what is asked of the two things, which the
+            # documents state each on its own
+            soft = t.soft or comparing and bool(_DIFFERENCE.search(t.text))
             # the Router rewrote a colloquial word into formal terms: the rewrite is what counts,
             # unless the documents say it the user's way ("time off" where a policy says so)
             if query_cover is not None and not query_cover.covers(t) and not everything.covers(t):
@@ -445,6 +448,9 @@ class Reasoner:
         implied = {e.chunk.chunk_id: _implied_names(e.chunk.title, e.chunk.text, question) for e in evidence}
         n = len(covers)
         asked_keys = _asked_thing(question, whole)
+        # the unit of an amount the question states ("more than six months", "三个月") measures
+        # it: the documents may state the same span in other units (26 weeks)
+        measures = {t.key for q in extract_quantities(question) for t in content_terms(q.raw)}
         weights: dict[str, float] = {}
         missing: list[Term] = []
         for t in terms:
@@ -456,7 +462,7 @@ class Reasoner:
                 # out of scope, unless it is the very thing asked for (……的起点)
                 everyday = t.cjk and t.key not in asked_keys and is_everyday(t.text)
                 if _thing_word(t) and not everyday and t.text.lower() not in classes | relations \
-                        and t.text.lower() not in verbs:
+                        and t.text.lower() not in verbs and t.key not in measures:
                     missing.append(t)
                 else:
                     # only a missing *thing* makes a question out of scope: actions and manners
@@ -1477,7 +1483,8 @@ def _thing_word(t: Term) -> bool:
     if t.cjk:
         return is_nounish(t.text)
     low = t.text.lower()
-    return not (re.search(r"(?:ed|ly)$", low) or irregular_form(low))
+    # "-ed" / "-ly" forms and "onwards", "afterwards" are actions and manners
+    return not (re.search(r"(?:ed|ly)$|^(?:on|up|down|back|after|for|in|out|home)wards?$", low) or irregular_form(low))
 
 
 
@@ -1502,6 +1509,7 @@ _CONDITION = re.compile(r"^(?P<zh>[^，。；,;]{4,40}?)的[，,]|^(?:if|where|w
 _ASKS_CONFLICT = re.compile(
     r"不一致|不同|冲突|矛盾|以哪个为准|以谁为准|以哪.{0,6}为准|哪个优先|哪个有效|哪个适用|听谁的|"
     r"\b(?:conflict\w*|contradict\w*|inconsistent|disagree\w*|prevails?|takes? precedence)\b", re.I)
+_DIFFERENCE = re.compile(r"区别|差别|差异|异同|不同|^differ", re.I)
 _CONFLICT_WORDS = re.compile(r"一致|为准|冲突|矛盾|优先|^(?:conflict|contradict|inconsist|disagre|prevail|preced)", re.I)
 
 

@@ -9,7 +9,8 @@ phrases news questions often are ("……的开幕时间", "……死亡人数",
 the phrase ends with.
 
 ``carries(answer_type, sentence)`` says whether a sentence *can* state an answer of that type:
-a "when" question needs a date or time expression, "how much" a number, "who" a name or a role.
+a "when" question needs a date or time expression (or, as rules tell time, the event it is tied
+to: "一致时成立", "upon return"), "how much" a number, "who" a name or a role.
 The Reasoner never picks a sentence that cannot carry the asked type as the answer sentence.
 
 ``fills_slot(sentence, question)`` says whether a sentence states, in the frame the question's
@@ -237,7 +238,11 @@ _DATE_WORDS = re.compile(
     r"\b\d{1,2}\s+(?:jan|feb|mar|apr|may|jun|jul|aug|sep|sept|oct|nov|dec)[a-z]*\b|"
     r"\b(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday|today|tomorrow|yesterday)\b|"
     r"\b(?:spring|summer|autumn|fall|winter)\b|\b\d{1,2}(?::\d{2})?\s*(?:a\.?m\.?|p\.?m\.?)\b|"
-    r"\b(?:day|days|week|weeks|month|months|year|years|century|decade)\b|天|周|年|月|日|季度|世纪", re.I)
+    r"\b(?:day|days|week|weeks|month|months|year|years|century|decade)\b|天|周|年|月|日|季度|世纪|"
+    # a time told by the event it is tied to, as rules tell it: "一致时成立", "之日起", "随时",
+    # "期满后", "upon receipt", "before the trip"
+    r"时\s*(?:起|止|成立|生效|终止|届满|[。；;]|$)|之时|随时|的同时|届满|期满|(?:之|以)[前后]|\b(?:upon|prior to|until|"
+    r"as soon as|at any time|immediately)\b", re.I)
 #: a role or office that answers "who" in rule text (由部门负责人审批, approved by the manager)
 _ROLE = re.compile(r"由[^，。；]{1,20}(?:审批|批准|负责|办理|审核|决定|确定|担任|执导|主演)|负责人|担任|出任|当选|执导|主演|饰演|"
                    r"获得|夺得|率领|领衔|\b(?:approv\w* (?:by|of)|manager|director|president|officer|head|"
