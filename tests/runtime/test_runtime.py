@@ -69,6 +69,31 @@ def test_round_cap_reached_gives_a_final_answer_that_says_what_is_missing(make_r
     assert events(answer, "final")[0].args["cap"] == "retrieval round cap (3)"
 
 
+class PartialReasoner(MiniReasoner):
+    """Answers from the top evidence and, like the real Reasoner, names an uncovered part in
+    its own text."""
+
+    def reason(self, question, route, evidence):
+        answer = super().reason(question, route, evidence)
+        gap = "未找到关于产假天数的规定"
+        return answer.model_copy(update={"text": f"{answer.text}另外，{gap}。", "gaps": [gap]})
+
+
+def test_a_gap_the_answer_already_names_is_not_repeated_in_the_search_note(make_runtime, script):
+    llm = script({
+        "RetrievalPlan": {"queries": ["住院 报销比例"]},
+        "SufficiencyJudgement": {"coverage": 2, "timeliness": 2, "authority": 2,
+                                 "verdict": "INSUFFICIENT", "missing": "2025年版本"},
+        "Verification": {"unsupported": []},
+    })
+    rt, _ = make_runtime(llm=llm, reasoner=PartialReasoner())
+    answer = Session(rt).ask(ANSWERABLE)
+    # said once, in the answer; the note adds only what the search still lacks
+    assert answer.text.count("未找到关于产假天数的规定") == 1, answer.text
+    assert answer.status == "answered" and "仍缺少：2025年版本。）" in answer.text, answer.text
+    assert {"未找到关于产假天数的规定", "2025年版本"} <= set(answer.gaps)
+
+
 def test_step_cap_in_react_forces_a_final_answer_with_tools_disabled(make_runtime, script):
     n = iter(range(100))
     llm = script({

@@ -995,14 +995,17 @@ class AgentRuntime:
         """Say what a cap left missing, then stamp trace and usage."""
         gaps = list(dict.fromkeys([*answer.gaps, *run.retrieval.gaps]))
         text = answer.text
-        # an abstention already says what is missing in the Reasoner's words; gaps stay listed
-        if answer.status in ("answered", "needs_review") and run.cap and gaps:
-            note = (f"（检索已停止：{_cap_zh(run.cap)}；仍缺少：{'、'.join(gaps)}。）" if run.zh else
-                    f" (Search stopped: {run.cap}; still missing: {', '.join(gaps)}.)")
+        # an abstention already says what is missing in the Reasoner's words, and so does a
+        # partial answer for the parts it names ("另外，未找到关于牌照的规定"): the note adds
+        # only what the text does not say yet; gaps stay listed
+        unsaid = [g for g in gaps if g not in text]
+        if answer.status in ("answered", "needs_review") and run.cap and unsaid:
+            note = (f"（检索已停止：{_cap_zh(run.cap)}；仍缺少：{'、'.join(unsaid)}。）" if run.zh else
+                    f" (Search stopped: {run.cap}; still missing: {', '.join(unsaid)}.)")
             text = f"{text}{note}"
-        elif answer.status in ("answered", "needs_review") and gaps:
+        elif answer.status in ("answered", "needs_review") and unsaid:
             # an answer that covers only part of the question says which part it could not find
-            note = f"（未找到：{'、'.join(gaps)}。）" if run.zh else f" (Not found: {', '.join(gaps)}.)"
+            note = f"（未找到：{'、'.join(unsaid)}。）" if run.zh else f" (Not found: {', '.join(unsaid)}.)"
             text = f"{text}{note}"
         run.tracer.emit("final", detail=answer.status + (f"; {run.cap}" if run.cap else ""),
                         evidence_ids=[c.chunk_id for c in answer.citations],
