@@ -254,3 +254,18 @@ def test_two_reports_differing_only_in_when_they_were_written_do_not_disagree_on
     question = "青岚公司第二季度营收是多少？"
     plan = SimpleNamespace(wants=analyze(question))
     assert not _about_question(group, plan, question, [], [])
+
+
+@pytest.mark.parametrize(("a", "b"), [
+    ("参保人员在社区门诊发生的费用，年度起付标准为600元。", "参保人员在社区门诊发生的费用，年度最高支付限额为4000元。"),
+    ("The taxi allowance is 40 euros per trip.", "The parking allowance is 15 euros per trip."),
+])
+def test_two_sentences_naming_another_thing_before_their_values_state_two_things(a, b):
+    # alike but for what the value is of: each states its own value, neither contradicts the other
+    assert differences(a, b) == []
+
+
+def test_a_reworded_party_elsewhere_in_a_clause_leaves_its_changed_value_a_disagreement():
+    a = "外出遛犬时，应当由成年人使用长度不超过2米的犬绳。"
+    b = "外出遛犬时，应当由具有完全民事行为能力的人使用长度不超过1.5米的犬绳。"
+    assert differences(a, b) == [("2米", "1.5米")]

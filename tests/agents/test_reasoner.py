@@ -787,3 +787,21 @@ def test_units_manners_and_actions_worded_otherwise_do_not_put_a_question_out_of
     # no word of the question is taken for a thing the documents lack (the trace's coverage)
     assert [e.args["s_coverage"] for e in answer.trace if e.kind == "reason"] == [1.0]
     assert_every_sentence_cited(answer)
+
+
+_CLINIC_NEW = dict(title="江南省社区门诊待遇办法", published=dt.date(2024, 6, 1), authority="江南省医疗保障局")
+_CLINIC_OLD = dict(title="江南省社区门诊待遇办法", published=dt.date(2023, 3, 1), authority="江南省医疗保障局",
+                   status="repealed")
+
+
+def test_an_answer_carries_no_disagreement_about_a_neighbouring_clause_or_across_clauses():
+    # the deductible is the same in both versions; the yearly cap, a clause worded alike but
+    # for its name, changed
+    new_floor = make_chunk("cn", "4", "第四条 参保人员在社区门诊发生的政策范围内费用，年度起付标准为600元。", **_CLINIC_NEW)
+    new_cap = make_chunk("cn", "5", "第五条 参保人员在社区门诊发生的政策范围内费用，年度最高支付限额为4000元。", **_CLINIC_NEW)
+    old_floor = make_chunk("co", "4", "第四条 参保人员在社区门诊发生的政策范围内费用，年度起付标准为600元。", **_CLINIC_OLD)
+    old_cap = make_chunk("co", "5", "第五条 参保人员在社区门诊发生的政策范围内费用，年度最高支付限额为3000元。", **_CLINIC_OLD)
+    answer = ask("参保人员在社区门诊看病，年度起付标准是多少？", ev(new_floor, new_cap, old_floor, old_cap))
+    assert answer.status == "answered"
+    assert answer.text.startswith("参保人员在社区门诊发生的政策范围内费用，年度起付标准为600元")
+    assert answer.conflicts == [] and "不一致" not in answer.text, answer.text

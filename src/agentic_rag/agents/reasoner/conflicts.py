@@ -397,6 +397,22 @@ def _align_tokens(text: str) -> list[tuple[str, int, int]]:
     return out
 
 
+#: what joins a thing to its value: "起付标准为800元", "the limit is 500"
+_COPULA = frozenset({"为", "是", "达", "达到", "约", "约为", "共", ":", "：", "is", "are", "was", "were", "of", "at"})
+
+
+def _names_thing(tok: str) -> bool:
+    """Whether a token between a differing stretch and a value keeps the stretch naming what
+    the value is of: a copula or a noun ("hotel *limit is* 500"), not a verb ("由成年人*使用不
+    超过*2米")."""
+    low = tok.lower()
+    if low in _COPULA:
+        return True
+    if re.fullmatch(r"[\u3400-\u9fff]+", tok):
+        return is_nounish(tok)
+    return bool(re.fullmatch(r"[a-z]+", low)) and not re.search(r"(?:ed|ing)$", low) and low not in QUESTION_EN
+
+
 def _norm_token(tok: str) -> str:
     return normalize_digits(tok).lower()
 
@@ -478,8 +494,10 @@ def value_differences(a: str, b: str) -> list[tuple[tuple[int, int], tuple[int, 
     shared words are at least :data:`ALIGNED_SHARE` of the shorter one's (and three or more).
     Each differing stretch (stretches joined by a name joiner count as one) that is a value on
     both sides is returned as ``((start_a, end_a), (start_b, end_b))``. More than one differing
-    value means the two sentences are about different things (another year, another place),
-    so the answer is then empty, as it is when the sentences do not align.
+    value, or other words in the place of others beside the value ("起付标准为800元" /
+    "最高支付限额为5000元"), means the two sentences are about different things (another year,
+    another place, another attribute), so the answer is then empty, as it is when the
+    sentences do not align.
 
         >>> a, b = "Tampa hosted the 2021 final.", "Glendale hosted the 2021 final."
         >>> [(a[x:y], b[u:v]) for (x, y), (u, v) in value_differences(a, b)]
@@ -532,6 +550,8 @@ def _value_differences(x: _Aligned, y: _Aligned, several: bool = False
         regions.append([i1, i2, j1, j2])
     values: list[tuple[tuple[int, int], tuple[int, int]]] = []
     reworded = 0
+    value_at: list[int] = []  # where each differing value starts, in a's tokens
+    renamed_end: list[int] = []  # where each stretch of other words ends
     for i1, i2, j1, j2 in regions:
         if i1 == i2 or j1 == j2:
             continue  # a word only one side has: detail or scope, not another value
@@ -559,11 +579,19 @@ def _value_differences(x: _Aligned, y: _Aligned, several: bool = False
             continue
         if _is_value(va, [t[0] for t in ta[i1:i2]]) and _is_value(vb, [t[0] for t in tb[j1:j2]]):
             values.append((sa, sb))
+            value_at.append(i1)
+        elif any(_is_content(t[0]) for t in ta[i1:i2]) and any(_is_content(t[0]) for t in tb[j1:j2]):
+            renamed_end.append(i2)
+    # other words naming what the value is of: "年度起付标准为800元" / "年度最高支付限额为
+    # 5000元" state two things, each its own value (a reworded party elsewhere in the clause,
+    # "由成年人使用不超过2米的" / "由完全民事行为能力人使用不超过1.5米的", is an amendment of one)
+    renamed = sum(1 for end in renamed_end for at in value_at
+                  if end <= at and all(_names_thing(t[0]) for t in ta[end:at]))
     # the same substitution made twice ("大武汉 … 湖北武汉" / "大成都 … 湖北成都") is one value
     pairs = {(_norm_token(a[x:y]), _norm_token(b[u:v])) for (x, y), (u, v) in values}
     if several:
         return values
-    return values[:1] if len(pairs) == 1 and not reworded else []
+    return values[:1] if len(pairs) == 1 and not reworded and not renamed else []
 
 
 @lru_cache(maxsize=1024)
