@@ -250,10 +250,11 @@ def test_two_reports_differing_only_in_when_they_were_written_do_not_disagree_on
 
     a = "本季度，青岚公司的总营收达509亿元，同比增长16.4%"
     b = "新浪科技讯 8月26日下午消息，青岚公司的总营收达509亿元，同比增长16.4%"
-    [group] = aligned_conflicts([(b, passage("r2", b, language="zh"), 0), (a, passage("r1", a, language="zh"), 1)])
+    groups = aligned_conflicts([(b, passage("r2", b, language="zh"), 0), (a, passage("r1", a, language="zh"), 1)])
     question = "青岚公司第二季度营收是多少？"
     plan = SimpleNamespace(wants=analyze(question))
-    assert not _about_question(group, plan, question, [], [])
+    # a dateline is no value (no group), or a group about when it was said, not the amount asked
+    assert not any(_about_question(group, plan, question, [], []) for group in groups)
 
 
 @pytest.mark.parametrize(("a", "b"), [
@@ -269,3 +270,13 @@ def test_a_reworded_party_elsewhere_in_a_clause_leaves_its_changed_value_a_disag
     a = "外出遛犬时，应当由成年人使用长度不超过2米的犬绳。"
     b = "外出遛犬时，应当由具有完全民事行为能力的人使用长度不超过1.5米的犬绳。"
     assert differences(a, b) == [("2米", "1.5米")]
+
+
+def test_a_clause_around_a_number_is_no_value_two_reports_disagree_on():
+    # what follows the shared words differs, and each side holds a number, but neither is an
+    # amount stated in the other's place: a clause with its own verb
+    a = "青岚马拉松今年共有报名人数2万人，比赛分为4个组别。"
+    b = "青岚马拉松今年共有报名人数2万人，其中300人来自外省。"
+    assert differences(a, b) == []
+    # an amount in the place of another still is one
+    assert differences("据统计，青岚县全年粮食总产量为52万吨。", "据统计，青岚县全年粮食总产量为48万吨。") == [("52万吨", "48万吨")]

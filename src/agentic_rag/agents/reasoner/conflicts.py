@@ -428,8 +428,17 @@ def _is_value(text: str, words: Sequence[str]) -> bool:
     """Whether a differing span states a value: a number (a bare year names the matter, not a
     value), a name in English (capitalized words), a noun or a name in Chinese (no verb); an
     amount in Chinese numerals (五千元) is a number."""
-    if re.search(r"\d", text) or _CN_AMOUNT.search(text) and extract_quantities(text):
-        return not _is_year(text)
+    if re.search(r"\d", text) or _CN_AMOUNT.search(text) and (amounts := extract_quantities(text)):
+        if _is_year(text):
+            return False
+        # the amount and what is written onto it (人数1193万, 骁龙835, 五千元以上五万元以下), not
+        # a clause around a number ("比赛分为4个组别", "却上升了13.2万人", "11时在")
+        rest = text
+        for q in amounts if not re.search(r"\d", text) else extract_quantities(text):
+            rest = rest.replace(q.raw, " ")
+        rest = re.sub(r"\d+(?:[.,]\d+)*", " ", rest)
+        return not re.search(r"[，。；：、,;:]", rest.strip(" ，,：:")) and \
+            all(w in _AMOUNT_WORDS or is_nounish(w) for w in segment(rest) if re.match(r"[\u3400-\u9fff]", w))
     if re.search(r"[\u3400-\u9fff]", text):
         cjk = [w for w in words if re.match(r"[\u3400-\u9fff]", w)]
         if not cjk or any(w in QUESTION_ZH for w in cjk):
@@ -447,6 +456,8 @@ def _is_value(text: str, words: Sequence[str]) -> bool:
     return any(w[0].isupper() and w.lower() not in QUESTION_EN for w in names)
 
 
+#: words an amount is written with: a range, an approximation
+_AMOUNT_WORDS = frozenset({"以上", "以下", "以内", "至", "到", "约", "共", "余", "多", "近", "超", "逾", "不到", "左右"})
 #: a Chinese numeral, the start of an amount written in characters
 _CN_AMOUNT = re.compile(r"[零〇一二两三四五六七八九十百千万亿]")
 
