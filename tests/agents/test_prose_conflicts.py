@@ -280,3 +280,16 @@ def test_a_clause_around_a_number_is_no_value_two_reports_disagree_on():
     assert differences(a, b) == []
     # an amount in the place of another still is one
     assert differences("据统计，青岚县全年粮食总产量为52万吨。", "据统计，青岚县全年粮食总产量为48万吨。") == [("52万吨", "48万吨")]
+
+
+def test_a_news_answer_carries_no_disagreement_about_another_figure_of_the_same_company():
+    # the reports agree on the revenue asked for and differ on the profit, which is not asked;
+    # 营收 is a word the segmenter does not know (it splits it into characters)
+    reports = [passage("a", "青岚公司发布年报，2023年全年营收为520亿元，同比增长12%。", language="zh"),
+               passage("b", "青岚公司发布年报，2023年全年营收为520亿元，净利润为80亿元。", language="zh"),
+               passage("c", "青岚公司发布年报，2023年全年净利润为46亿元，同比增长12%。", language="zh")]
+    for question in ("青岚公司2023年全年营收是多少？", "青岚公司2023年营收多少？"):
+        answer = ask(question, *reports, lang="zh")
+        assert answer.status == "answered", answer.text
+        assert "520亿元" in answer.sentences[0].text
+        assert answer.conflicts == [] and "46亿元" not in answer.text, answer.text

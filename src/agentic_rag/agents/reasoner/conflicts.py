@@ -66,7 +66,7 @@ def matter_terms(text: str) -> tuple[str, ...]:
 @lru_cache(maxsize=8192)
 def _matter_terms(text: str, generation: int) -> tuple[str, ...]:
     out: list[str] = []
-    for tok in segment(text):
+    for tok in _join_singles(segment(text)):
         low = tok.lower()
         if re.fullmatch(r"[\d.,]+", low) or low in QUESTION_EN or tok in QUESTION_ZH or tok in NOT_MATTER:
             continue
@@ -76,6 +76,27 @@ def _matter_terms(text: str, generation: int) -> tuple[str, ...]:
             if a not in NOT_MATTER and a not in out and not re.fullmatch(r"[一二三四五六七八九十百零〇两第条]+", a):
                 out.append(a)
     return tuple(out)
+
+
+#: single characters that are words of their own (particles, copulas, prepositions), never
+#: half of a word the segmenter did not know
+_FUNCTION_CHARS = frozenset("的了在是为和与及或也都将被把对向从于以由其之而并且就还又再共约达年月日号时")
+
+
+def _join_singles(tokens: Sequence[str]) -> list[str]:
+    """Tokens with each run of two or more single Chinese characters the segmenter split from
+    one unknown word joined again (营 + 收 -> 营收, 青 + 岚 -> 青岚); a matter loses no word."""
+    out: list[str] = []
+    run: list[str] = []
+    for tok in [*tokens, ""]:
+        if len(tok) == 1 and re.fullmatch(r"[\u3400-\u9fff]", tok) and tok not in _FUNCTION_CHARS:
+            run.append(tok)
+            continue
+        out.extend(["".join(run)] if len(run) >= 2 else run)
+        run = []
+        if tok:
+            out.append(tok)
+    return out
 
 
 #: a date that opens a text and is set off from it ("Jul 13, 2019 ... Halep beats ...") is when

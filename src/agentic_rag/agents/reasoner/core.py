@@ -227,6 +227,8 @@ class _Plan:
     #: per chunk id, the keys of the question's names it mentions without writing them out
     #: (:func:`_implied_names`)
     implied: dict[str, frozenset[str]] = field(default_factory=dict)
+    #: the keys of the words naming the thing it asks for (:func:`_asked_thing`)
+    asked_keys: frozenset[str] = frozenset()
 
 
 def _is_soft(key: str, plan: _Plan) -> bool:
@@ -447,7 +449,7 @@ class Reasoner:
         covers = [shared_cover(f"{e.chunk.title}\n{e.chunk.text}\n{_table_text(e.chunk)}") for e in evidence]
         implied = {e.chunk.chunk_id: _implied_names(e.chunk.title, e.chunk.text, question) for e in evidence}
         n = len(covers)
-        asked_keys = _asked_thing(question, whole)
+        asked_keys = _asked_thing(question, whole, terms)
         # the unit of an amount the question states ("more than six months", "三个月") measures
         # it: the documents may state the same span in other units (26 weeks)
         measures = {t.key for q in extract_quantities(question) for t in content_terms(q.raw)}
@@ -534,7 +536,7 @@ class Reasoner:
         return _Plan(terms, weights, parts[:C.MAX_SENTENCES], pieces[:C.MAX_SENTENCES], missing,
                      whole, asked, mixed_bigrams(question), coverage=coverage, question=question,
                      asks_conflict=asks_conflict, hop=needs_hop(question), classes=frozenset(classes),
-                     implied=implied)
+                     implied=implied, asked_keys=asked_keys)
 
     def _with_synonyms(self, terms: Sequence[Term], text: str) -> list[Term]:
         """Terms with their synonyms; an English word inside a phrase of a synonym group
@@ -819,12 +821,16 @@ class Reasoner:
         # "bought", "在武汉举办" / "点亮大武汉"), so there a disagreement next to the answer is
         # told by its sentences saying less of the question than the answer does
         rules = is_rule_text([s.chunk.title for s in chosen], [s.chunk.clause for s in chosen])
+        # elsewhere each of its sentences at least names the thing asked for (营收, not 净利润)
+        asked = plan.asked_keys
         for group in groups:
             pair = frozenset(f.chunk.chunk_id for f in group)
             touches = any(owner[id(f)] in chosen for f in group)
             if not touches and (meaning or max(owner[id(f)].support for f in group) < C.UNRELATED_CONFLICT * lead
                                 or rules and not any(all(_says_as_much(owner[id(f)], c, plan) for f in group)
-                                                     for c in chosen)):
+                                                     for c in chosen)
+                                or not rules and not all(asked <= owner[id(f)].hits | owner[id(f)].head_hits
+                                                         for f in group)):
                 continue  # a disagreement about something next to the question, not in it
             values = frozenset(_value_key(str(f.quantity.raw)) for f in group)
             if len(values) < 2 or pair in seen_pairs or values in seen_values or len(conflicts) >= 2:
@@ -1464,13 +1470,17 @@ def _split_names(question: str) -> list[tuple[str, str]]:
 _PLACE_ENDS = frozenset("路街巷道桥湖河江山岛港湾村镇乡园馆寺塔楼门站场坝溪峰岭洲")
 
 
-def _asked_thing(question: str, asked: Asked) -> frozenset[str]:
+def _asked_thing(question: str, asked: Asked, terms: Sequence[Term] | None = None) -> frozenset[str]:
     """The keys of the words naming the thing a question asks for: the last thing word of a
     wh-question (首趟班列的起点, 学校的地址在哪里) with the words written onto it (工业 of
-    工业增加值增长了多少); a yes/no question asks whether, of no one thing."""
+    工业增加值增长了多少); a yes/no question asks whether, of no one thing. ``terms``: the
+    question's words as the Reasoner reads them (an unknown word the segmenter split, 营收,
+    included), else its content words."""
     if asked.yes_no:
         return frozenset()
-    things = [t for t in content_terms(question) if not t.soft and _thing_word(t)]
+    things = sorted((t for t in (content_terms(question) if terms is None else terms)
+                     if not t.soft and _thing_word(t) and t.text in question),
+                    key=lambda t: question.rfind(t.text) + len(t.text))
     if not things:
         return frozenset()
     head = things[-1]
