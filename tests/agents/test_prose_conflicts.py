@@ -293,3 +293,15 @@ def test_a_news_answer_carries_no_disagreement_about_another_figure_of_the_same_
         assert answer.status == "answered", answer.text
         assert "520亿元" in answer.sentences[0].text
         assert answer.conflicts == [] and "46亿元" not in answer.text, answer.text
+
+
+@pytest.mark.parametrize("question", ["2023年华为和小米的出货量各是多少？", "华为和小米2023年的出货量分别是多少？"])
+def test_values_of_the_two_things_a_question_lists_are_no_disagreement(question):
+    # untitled reports, one company each: "131万台" and "186万台" answer the two parts
+    reports = [passage("a", "从全年来看，华为的出货量超越了百万大关，2023年出货量达131万台，增长了40%。", language="zh"),
+               passage("b", "放眼全年，华为在2023年总共出货131万台，同比增长40%。", language="zh"),
+               passage("c", "小米2023年全年出货量达到186万台，同比增长208%。", language="zh")]
+    answer = ask(question, *reports, lang="zh")
+    assert answer.status == "answered", answer.text
+    assert "131万台" in answer.text and "186万台" in answer.text
+    assert answer.conflicts == [] and "不一致" not in answer.text, answer.text

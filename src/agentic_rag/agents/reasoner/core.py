@@ -796,7 +796,15 @@ class Reasoner:
             for f in group:
                 owner[id(f)] = by_quote[(f.chunk.chunk_id, f.sentence)]
             groups.append(group)
-        groups = [g for g in groups if _one_subject(g)
+        # the things a question lists ("英特尔和英伟达的营收") are each their own subject: two
+        # statements each naming another of them do not contradict each other
+        items = [p.focus for p in plan.parts if p.focus]
+
+        def items_apart(group: Sequence[Fact]) -> bool:
+            named = [frozenset(i for i, keys in enumerate(items) if keys & owner[id(f)].hits) for f in group]
+            return any(a and b and not a & b for k, a in enumerate(named) for b in named[k + 1:])
+
+        groups = [g for g in groups if _one_subject(g) and not items_apart(g)
                   and _about_question(g, plan, route.question, [owner[id(f)] for f in g], chosen)]
         if not groups:
             return [], [], chosen
