@@ -305,3 +305,14 @@ def test_values_of_the_two_things_a_question_lists_are_no_disagreement(question)
     assert answer.status == "answered", answer.text
     assert "131万台" in answer.text and "186万台" in answer.text
     assert answer.conflicts == [] and "不一致" not in answer.text, answer.text
+
+
+def test_a_report_rounding_another_s_figure_does_not_disagree_with_it():
+    reports = [passage("a", "海关总署发布数据，2023年全省进出口总值首次突破3.6万亿元，创历史新高。", language="zh"),
+               passage("b", "海关总署发布数据，2023年全省进出口总值3.62万亿元，创历史新高。", language="zh")]
+    answer = ask("2023年全省进出口总值是多少？", *reports, lang="zh")
+    assert answer.status == "answered", answer.text
+    assert answer.conflicts == [] and "不一致" not in answer.text, answer.text
+    # a figure the other does not round to still disagrees
+    other = passage("c", "海关总署发布数据，2023年全省进出口总值3.81万亿元，创历史新高。", language="zh")
+    assert ask("2023年全省进出口总值是多少？", *reports, other, lang="zh").conflicts

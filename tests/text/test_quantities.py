@@ -9,6 +9,7 @@ from agentic_rag.text.quantities import (
     extract_quantities,
     parse_number,
     rate_periods,
+    rounds_to,
     same_value,
     within,
 )
@@ -202,3 +203,15 @@ def test_the_quantities_of_a_text_are_shared_and_cannot_be_changed():
         found[0].value = 80.0  # the next reader of the same text gets the same objects
     found.clear()  # the list is the caller's own
     assert [q.value for q in extract_quantities("报销比例为90%")] == [90.0]
+
+
+@pytest.mark.parametrize(("fine", "coarse", "rounds"), [
+    ("3.62万亿元", "3.6万亿元", True),   # a report rounds a large figure to its multiplier
+    ("47.6万辆", "48万辆", True),
+    ("3.62万亿元", "3.7万亿元", False),  # rounded, but not from this figure
+    ("3.6万亿元", "3.62万亿元", False),  # the coarse one is not a rounding of the precise one
+    ("1.5米", "2米", False),            # written out in full: exact
+    ("620元", "600元", False),
+])
+def test_a_large_figure_written_with_a_multiplier_is_rounded(fine, coarse, rounds):
+    assert rounds_to(extract_quantities(fine)[0], extract_quantities(coarse)[0]) is rounds

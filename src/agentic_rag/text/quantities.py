@@ -25,7 +25,8 @@ from functools import lru_cache
 from agentic_rag.text.numerals import CN_NUMERAL_CHARS, cn_to_int, normalize_digits
 from agentic_rag.types import Quantity
 
-__all__ = ["extract_quantities", "parse_number", "comparable", "same_value", "quantity_key", "rate_periods", "within"]
+__all__ = ["extract_quantities", "parse_number", "comparable", "same_value", "rounds_to", "quantity_key", "rate_periods",
+           "within"]
 
 # -- numbers --------------------------------------------------------------------------------
 
@@ -410,6 +411,35 @@ def comparable(a: Quantity, b: Quantity) -> bool:
 def same_value(a: Quantity, b: Quantity) -> bool:
     """Whether two quantities say the same thing: 5日 == 5天 == 5 days, 3个工作日 != 3日."""
     return quantity_key(a) == quantity_key(b)
+
+
+#: a figure written with at least this multiplier (万, 亿, million) is a rounded figure
+_ROUNDED_SCALE = 1e4
+
+
+def rounds_to(fine: Quantity, coarse: Quantity) -> bool:
+    """Whether ``fine`` rounded to the precision ``coarse`` is written in gives ``coarse``, for
+    large figures written with a multiplier (reports round them: 6.05万亿美元 is "6万亿美元",
+    130.6万辆 "131万辆"); a figure written out in full (1.5米, 800元) is exact.
+
+    >>> six, exact = extract_quantities("6万亿美元")[0], extract_quantities("6.05万亿美元")[0]
+    >>> rounds_to(exact, six), rounds_to(six, exact)
+    (True, False)
+    """
+    if not comparable(fine, coarse) or not isinstance(fine.value, (int, float)) \
+            or not isinstance(coarse.value, (int, float)):
+        return False
+    written = re.search(r"\d+(?:,\d{3})*(?:\.(\d+))?", coarse.raw)
+    if not written:
+        return False
+    literal = float(written.group(0).replace(",", ""))
+    if literal == 0:
+        return False
+    scale = float(coarse.value) / literal
+    if scale < _ROUNDED_SCALE:
+        return False
+    step = scale * 10.0 ** -len(written.group(1) or "")
+    return abs(float(fine.value) - float(coarse.value)) <= step / 2 + 1e-9 * scale
 
 
 # -- rates ------------------------------------------------------------------------------------

@@ -29,7 +29,7 @@ from functools import lru_cache
 from agentic_rag.agents.vocabulary import synonyms
 from agentic_rag.text.dates import MONTH
 from agentic_rag.text.numerals import normalize_digits
-from agentic_rag.text.quantities import comparable, extract_quantities, quantity_key, same_value
+from agentic_rag.text.quantities import comparable, extract_quantities, quantity_key, rounds_to, same_value
 from agentic_rag.text.sentences import LIST_ITEM, strip_label
 from agentic_rag.text.similarity import char_bigrams
 from agentic_rag.text.stopwords import NOT_MATTER, QUESTION_EN, QUESTION_ZH
@@ -378,7 +378,10 @@ def _disagreements(groups: Iterable[Sequence[Fact]]) -> list[list[Fact]]:
         for f in sorted(members, key=lambda f: f.rank):
             per_doc.setdefault(f.chunk.doc_id, f)
         reps = list(per_doc.values())
-        if len({quantity_key(f.quantity) for f in reps}) > 1:
+        # a rounded figure and the exact one it rounds ("突破6万亿美元" / "6.05万亿美元") agree
+        if len({quantity_key(f.quantity) for f in reps}) > 1 and not any(
+                all(f is g or same_value(f.quantity, g.quantity) or rounds_to(f.quantity, g.quantity)
+                    or rounds_to(g.quantity, f.quantity) for f in reps) for g in reps):
             out.append(reps)
     return out
 
