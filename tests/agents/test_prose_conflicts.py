@@ -307,12 +307,20 @@ def test_values_of_the_two_things_a_question_lists_are_no_disagreement(question)
     assert answer.conflicts == [] and "不一致" not in answer.text, answer.text
 
 
-def test_a_report_rounding_another_s_figure_does_not_disagree_with_it():
-    reports = [passage("a", "海关总署发布数据，2023年全省进出口总值首次突破3.6万亿元，创历史新高。", language="zh"),
-               passage("b", "海关总署发布数据，2023年全省进出口总值3.62万亿元，创历史新高。", language="zh")]
-    answer = ask("2023年全省进出口总值是多少？", *reports, lang="zh")
+@pytest.mark.parametrize(("question", "first", "second", "apart"), [
+    # one report rounds the other's figure
+    ("2023年全省进出口总值是多少？", "海关总署发布数据，2023年全省进出口总值3.6万亿元，创历史新高。",
+     "海关总署发布数据，2023年全省进出口总值3.62万亿元，创历史新高。",
+     "海关总署发布数据，2023年全省进出口总值3.81万亿元，创历史新高。"),
+    # one report states a bound the other's figure is within
+    ("今年春节假期全市旅游收入是多少？", "据统计，今年春节假期全市旅游收入首次突破60亿元，同比明显增长。",
+     "据统计，今年春节假期全市旅游收入达63.75亿元，同比明显增长。",
+     "据统计，今年春节假期全市旅游收入达48.2亿元，同比明显增长。"),
+])
+def test_reports_wording_one_large_figure_apart_do_not_disagree(question, first, second, apart):
+    reports = [passage("a", first, language="zh"), passage("b", second, language="zh")]
+    answer = ask(question, *reports, lang="zh")
     assert answer.status == "answered", answer.text
     assert answer.conflicts == [] and "不一致" not in answer.text, answer.text
-    # a figure the other does not round to still disagrees
-    other = passage("c", "海关总署发布数据，2023年全省进出口总值3.81万亿元，创历史新高。", language="zh")
-    assert ask("2023年全省进出口总值是多少？", *reports, other, lang="zh").conflicts
+    # a figure neither rounding nor within the bound still disagrees
+    assert ask(question, *reports, passage("c", apart, language="zh"), lang="zh").conflicts

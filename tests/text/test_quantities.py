@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from agentic_rag.text.quantities import (
+    bounded_by,
     comparable,
     extract_quantities,
     parse_number,
@@ -215,3 +216,15 @@ def test_the_quantities_of_a_text_are_shared_and_cannot_be_changed():
 ])
 def test_a_large_figure_written_with_a_multiplier_is_rounded(fine, coarse, rounds):
     assert rounds_to(extract_quantities(fine)[0], extract_quantities(coarse)[0]) is rounds
+
+
+@pytest.mark.parametrize(("value", "bound", "sentence", "held"), [
+    ("63.75亿元", "60亿元", "旅游收入首次突破60亿元", True),
+    ("236万辆", "200万辆", "全年销量超过200万辆", True),
+    ("58.4亿元", "60亿元", "票房近60亿元", True),
+    ("48.2亿元", "60亿元", "旅游收入首次突破60亿元", False),  # below the bound
+    ("63.75亿元", "60亿元", "旅游收入为60亿元", False),        # a figure, no bound
+    ("1.5米", "2米", "使用不超过2米的牵引绳", False),           # a limit in rule text is exact
+])
+def test_a_large_figure_stated_as_a_bound_holds_the_figures_within_it(value, bound, sentence, held):
+    assert bounded_by(extract_quantities(value)[0], extract_quantities(bound)[0], sentence) is held

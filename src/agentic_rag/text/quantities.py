@@ -25,8 +25,8 @@ from functools import lru_cache
 from agentic_rag.text.numerals import CN_NUMERAL_CHARS, cn_to_int, normalize_digits
 from agentic_rag.types import Quantity
 
-__all__ = ["extract_quantities", "parse_number", "comparable", "same_value", "rounds_to", "quantity_key", "rate_periods",
-           "within"]
+__all__ = ["extract_quantities", "parse_number", "comparable", "same_value", "rounds_to", "bounded_by", "quantity_key",
+           "rate_periods", "within"]
 
 # -- numbers --------------------------------------------------------------------------------
 
@@ -426,20 +426,49 @@ def rounds_to(fine: Quantity, coarse: Quantity) -> bool:
     >>> rounds_to(exact, six), rounds_to(six, exact)
     (True, False)
     """
-    if not comparable(fine, coarse) or not isinstance(fine.value, (int, float)) \
-            or not isinstance(coarse.value, (int, float)):
+    step = _rounding_step(coarse)
+    if step is None or not comparable(fine, coarse) or not isinstance(fine.value, (int, float)):
         return False
-    written = re.search(r"\d+(?:,\d{3})*(?:\.(\d+))?", coarse.raw)
-    if not written:
-        return False
+    return abs(float(fine.value) - float(coarse.value)) <= step / 2 * (1 + 1e-9)
+
+
+def _rounding_step(q: Quantity) -> float | None:
+    """The step a large figure written with a multiplier is rounded to (1e10 for 6万亿, 1e3
+    for 130.6万); ``None`` for a figure written out in full."""
+    written = re.search(r"\d+(?:,\d{3})*(?:\.(\d+))?", q.raw)
+    if not written or not isinstance(q.value, (int, float)):
+        return None
     literal = float(written.group(0).replace(",", ""))
-    if literal == 0:
+    if literal == 0 or float(q.value) / literal < _ROUNDED_SCALE:
+        return None
+    return float(q.value) / literal * 10.0 ** -len(written.group(1) or "")
+
+
+def bounded_by(value: Quantity, bound: Quantity, sentence: str) -> bool:
+    """Whether ``bound``, a large figure ``sentence`` states as a bound ("突破6万亿美元", "超过
+    200万辆", "近60亿"), holds ``value``: the two then do not disagree.
+
+    >>> six, exact = extract_quantities("6万亿美元")[0], extract_quantities("6.05万亿美元")[0]
+    >>> bounded_by(exact, six, "进出口规模首次突破6万亿美元"), bounded_by(exact, six, "进出口规模为6万亿美元")
+    (True, False)
+    """
+    if _rounding_step(bound) is None or not comparable(value, bound) or not isinstance(value.value, (int, float)):
         return False
-    scale = float(coarse.value) / literal
-    if scale < _ROUNDED_SCALE:
+    at = sentence.find(bound.raw)
+    if at < 0:
         return False
-    step = scale * 10.0 ** -len(written.group(1) or "")
-    return abs(float(fine.value) - float(coarse.value)) <= step / 2 + 1e-9 * scale
+    before, end = sentence[max(0, at - 16):at], at + len(bound.raw)
+    x, b = float(value.value), float(bound.value)
+    if _AT_LEAST_BEFORE.search(before) or _PASSED.search(before) or _AT_LEAST_AFTER.match(sentence, end):
+        return x >= b
+    if _AT_MOST_BEFORE.search(before) or _NEARLY.search(before) or _AT_MOST_AFTER.match(sentence, end):
+        return x <= b
+    return False
+
+
+#: how news states a figure passed or nearly reached: "首次突破6万亿", "逾百万", "近60亿"
+_PASSED = re.compile(r"(?:突破|逾|多于)\s*$")
+_NEARLY = re.compile(r"(?:将近|接近|近)\s*$")
 
 
 # -- rates ------------------------------------------------------------------------------------

@@ -29,7 +29,7 @@ from functools import lru_cache
 from agentic_rag.agents.vocabulary import synonyms
 from agentic_rag.text.dates import MONTH
 from agentic_rag.text.numerals import normalize_digits
-from agentic_rag.text.quantities import comparable, extract_quantities, quantity_key, rounds_to, same_value
+from agentic_rag.text.quantities import bounded_by, comparable, extract_quantities, quantity_key, rounds_to, same_value
 from agentic_rag.text.sentences import LIST_ITEM, strip_label
 from agentic_rag.text.similarity import char_bigrams
 from agentic_rag.text.stopwords import NOT_MATTER, QUESTION_EN, QUESTION_ZH
@@ -378,12 +378,19 @@ def _disagreements(groups: Iterable[Sequence[Fact]]) -> list[list[Fact]]:
         for f in sorted(members, key=lambda f: f.rank):
             per_doc.setdefault(f.chunk.doc_id, f)
         reps = list(per_doc.values())
-        # a rounded figure and the exact one it rounds ("突破6万亿美元" / "6.05万亿美元") agree
         if len({quantity_key(f.quantity) for f in reps}) > 1 and not any(
-                all(f is g or same_value(f.quantity, g.quantity) or rounds_to(f.quantity, g.quantity)
-                    or rounds_to(g.quantity, f.quantity) for f in reps) for g in reps):
+                all(f is g or _consistent(f, g) for f in reps) for g in reps):
             out.append(reps)
     return out
+
+
+def _consistent(a: Fact, b: Fact) -> bool:
+    """Whether two statements of a large figure agree though worded apart: one rounds the other
+    ("6万亿美元" / "6.05万亿美元"), or states a bound the other's figure is within ("突破60亿" /
+    "60.39亿")."""
+    qa, qb = a.quantity, b.quantity
+    return same_value(qa, qb) or rounds_to(qa, qb) or rounds_to(qb, qa) \
+        or bounded_by(qb, qa, a.sentence) or bounded_by(qa, qb, b.sentence)
 
 
 # -- conflicts in prose -------------------------------------------------------------------------
