@@ -459,13 +459,13 @@ def _is_value(text: str, words: Sequence[str]) -> bool:
     """Whether a differing span states a value: a number (a bare year names the matter, not a
     value), a name in English (capitalized words), a noun or a name in Chinese (no verb); an
     amount in Chinese numerals (五千元) is a number."""
-    if re.search(r"\d", text) or _CN_AMOUNT.search(text) and (amounts := extract_quantities(text)):
+    if re.search(r"\d", text) or _CN_AMOUNT.search(text) and extract_quantities(text):
         if _is_year(text):
             return False
         # the amount and what is written onto it (人数1193万, 骁龙835, 五千元以上五万元以下), not
         # a clause around a number ("比赛分为4个组别", "却上升了13.2万人", "11时在")
         rest = text
-        for q in amounts if not re.search(r"\d", text) else extract_quantities(text):
+        for q in extract_quantities(text):
             rest = rest.replace(q.raw, " ")
         rest = re.sub(r"\d+(?:[.,]\d+)*", " ", rest)
         return not re.search(r"[，。；：、,;:]", rest.strip(" ，,：:")) and \

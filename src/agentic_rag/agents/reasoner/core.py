@@ -825,21 +825,30 @@ class Reasoner:
         lead = chosen[0].support
         # "什么是X" asks what X means: only a disagreement over the definition given concerns it
         meaning = asked_meaning(plan.question) is not None
-        # rule text words a matter alike wherever it states it (prose does not: "acquired" /
-        # "bought", "在武汉举办" / "点亮大武汉"), so there a disagreement next to the answer is
-        # told by its sentences saying less of the question than the answer does
         rules = is_rule_text([s.chunk.title for s in chosen], [s.chunk.clause for s in chosen])
-        # elsewhere each of its sentences at least names the thing asked for (营收, not 净利润)
-        asked = plan.asked_keys
+        # the question's things, less the class its question word asks for (哪个城市: the value
+        # names it); actions are worded many ways (acquired / acquisition / bought)
+        things = {t.key for t in plan.terms if not t.soft and _thing_word(t) and t.text.lower() not in plan.classes}
+
+        def beside(group: Sequence[Fact]) -> bool:
+            """Whether a disagreement touching no quoted sentence is about something next to the
+            question, not in it: it scores well below the answer, or (rule text words a matter
+            alike wherever it states it) its sentences say less of the question than an answer
+            sentence does ("20 weeks of leave" beside "8 weeks' notice before your leave
+            starts"), or (prose words it otherwise: "在武汉举办" / "点亮大武汉") they do not
+            name the thing asked (净利润 beside 营收). Headings count."""
+            said = [owner[id(f)].hits | owner[id(f)].head_hits for f in group]
+            if meaning or max(owner[id(f)].support for f in group) < C.UNRELATED_CONFLICT * lead:
+                return True
+            if rules:
+                return not any(all(c.hits & things <= s for s in said) for c in chosen)
+            return not all(plan.asked_keys <= s for s in said)
+
         for group in groups:
             pair = frozenset(f.chunk.chunk_id for f in group)
             touches = any(owner[id(f)] in chosen for f in group)
-            if not touches and (meaning or max(owner[id(f)].support for f in group) < C.UNRELATED_CONFLICT * lead
-                                or rules and not any(all(_says_as_much(owner[id(f)], c, plan) for f in group)
-                                                     for c in chosen)
-                                or not rules and not all(asked <= owner[id(f)].hits | owner[id(f)].head_hits
-                                                         for f in group)):
-                continue  # a disagreement about something next to the question, not in it
+            if not touches and beside(group):
+                continue
             values = frozenset(_value_key(str(f.quantity.raw)) for f in group)
             if len(values) < 2 or pair in seen_pairs or values in seen_values or len(conflicts) >= 2:
                 continue  # one value worded alike, or the same disagreement found twice (figures, prose)
@@ -1567,16 +1576,6 @@ def _about_question(group: Sequence[Fact], plan: _Plan, question: str,
         return False  # nor "营收是多少" by two dates
     yes_no = wants.yes_no
     return not yes_no or any(s in chosen for s in sentences)
-
-
-def _says_as_much(s: _Sentence, answer: _Sentence, plan: _Plan) -> bool:
-    """Whether ``s`` mentions every question thing the answer sentence ``answer`` mentions
-    (headings count; actions are worded many ways: acquired / acquisition / bought): a
-    disagreement in sentences that say less of the question than the answer does ("20 weeks
-    of leave" beside "8 weeks' notice before your leave starts") is about something next to it."""
-    # the class a question word asks for (哪个城市) is named by the value, not said around it
-    things = {t.key for t in plan.terms if not t.soft and _thing_word(t) and t.text.lower() not in plan.classes}
-    return answer.hits & things <= s.hits | s.head_hits
 
 
 def _unasked_condition(sentence: str, asked: TextCover, who: bool = False) -> bool:
