@@ -444,33 +444,6 @@ def _rounding_step(q: Quantity) -> float | None:
     return float(q.value) / literal * 10.0 ** -len(written.group(1) or "")
 
 
-def bounded_by(value: Quantity, bound: Quantity, sentence: str) -> bool:
-    """Whether ``bound``, a large figure ``sentence`` states as a bound ("突破6万亿美元", "超过
-    200万辆", "近60亿"), holds ``value``: the two then do not disagree.
-
-    >>> six, exact = extract_quantities("6万亿美元")[0], extract_quantities("6.05万亿美元")[0]
-    >>> bounded_by(exact, six, "进出口规模首次突破6万亿美元"), bounded_by(exact, six, "进出口规模为6万亿美元")
-    (True, False)
-    """
-    if _rounding_step(bound) is None or not comparable(value, bound) or not isinstance(value.value, (int, float)):
-        return False
-    at = sentence.find(bound.raw)
-    if at < 0:
-        return False
-    before, end = sentence[max(0, at - 16):at], at + len(bound.raw)
-    x, b = float(value.value), float(bound.value)
-    if _AT_LEAST_BEFORE.search(before) or _PASSED.search(before) or _AT_LEAST_AFTER.match(sentence, end):
-        return x >= b
-    if _AT_MOST_BEFORE.search(before) or _NEARLY.search(before) or _AT_MOST_AFTER.match(sentence, end):
-        return x <= b
-    return False
-
-
-#: how news states a figure passed or nearly reached: "首次突破6万亿", "逾百万", "近60亿"
-_PASSED = re.compile(r"(?:突破|逾|多于)\s*$")
-_NEARLY = re.compile(r"(?:将近|接近|近)\s*$")
-
-
 # -- rates ------------------------------------------------------------------------------------
 
 #: the period a rate is stated per: "3 days per week", "每月1500元", "20 working days a year"
@@ -503,6 +476,10 @@ _AT_MOST_BEFORE = re.compile(r"(?:up to|not exceeding|not more than|no more than
                              r"不超过|不高于|低于|不足|未满)\s*$", re.I)
 _AT_MOST_AFTER = re.compile(r"\s*(?:以下|以内|或以下|or (?:less|under|below))", re.I)
 _AT_LEAST_BEFORE = re.compile(r"(?:over|above|more than|exceeding|at least|from|不低于|超过|高于|满)\s*$", re.I)
+#: how news states a large figure passed or nearly reached ("首次突破6万亿", "逾百万", "近60亿"):
+#: bounds of a rounded figure (:func:`bounded_by`), not bands a rule sets (:func:`within`)
+_PASSED = re.compile(r"(?:突破|逾|多于)\s*$")
+_NEARLY = re.compile(r"(?:将近|接近|近)\s*$")
 _AT_LEAST_AFTER = re.compile(r"\s*(?:以上|或以上|起|or (?:more|above|over)|and (?:above|over)|\+)", re.I)
 
 
@@ -541,4 +518,26 @@ def within(value: Quantity, text: str) -> bool:
             continue
         if lo <= x <= hi:
             return True
+    return False
+
+
+def bounded_by(value: Quantity, bound: Quantity, sentence: str) -> bool:
+    """Whether ``bound``, a large figure ``sentence`` states as a bound ("突破6万亿美元", "超过
+    200万辆", "近60亿"), holds ``value``: the two then do not disagree.
+
+    >>> six, exact = extract_quantities("6万亿美元")[0], extract_quantities("6.05万亿美元")[0]
+    >>> bounded_by(exact, six, "进出口规模首次突破6万亿美元"), bounded_by(exact, six, "进出口规模为6万亿美元")
+    (True, False)
+    """
+    if _rounding_step(bound) is None or not comparable(value, bound) or not isinstance(value.value, (int, float)):
+        return False
+    at = sentence.find(bound.raw)
+    if at < 0:
+        return False
+    before, end = sentence[max(0, at - 16):at], at + len(bound.raw)
+    x, b = float(value.value), float(bound.value)
+    if _AT_LEAST_BEFORE.search(before) or _PASSED.search(before) or _AT_LEAST_AFTER.match(sentence, end):
+        return x >= b
+    if _AT_MOST_BEFORE.search(before) or _NEARLY.search(before) or _AT_MOST_AFTER.match(sentence, end):
+        return x <= b
     return False

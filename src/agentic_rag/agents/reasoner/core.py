@@ -452,7 +452,8 @@ class Reasoner:
         asked_keys = _asked_thing(question, whole, terms)
         # the unit of an amount the question states ("more than six months", "三个月") measures
         # it: the documents may state the same span in other units (26 weeks)
-        measures = {t.key for q in extract_quantities(question) for t in content_terms(q.raw)}
+        stated = extract_quantities(question)
+        measures = {t.key for q in stated for t in content_terms(q.raw)}
         weights: dict[str, float] = {}
         missing: list[Term] = []
         for t in terms:
@@ -479,7 +480,7 @@ class Reasoner:
             asked = analyze(piece)
             return dataclasses.replace(asked, kinds=asked.kinds | whole.kinds)
 
-        asked = [q for q in extract_quantities(question) if not (q.kind == "date" and q.unit == "year")]
+        asked = [q for q in stated if not (q.kind == "date" and q.unit == "year")]
         for piece in split_asks(question):
             keys = {t.key for t in content_terms(piece)}
             part = [t for t in terms if t.key in keys or (t.cjk and t.text in piece)]

@@ -24,8 +24,9 @@ Every candidate sentence gets the same six signals, each in about [0, 1]:
   name what rule text calls by its own term (房屋, 未成年人), so it counts only when it names
   the thing asked for (学校的地址在哪里). Nor do the unit of an amount the question states
   ("more than six months": a policy may say 26 weeks), the difference a comparison asks
-  about (A和B的区别) or a word the question uses as a verb ("if I resign"). The same for every sentence of one question, it
-  decides between answering and abstaining, not which sentence answers.
+  about (A和B的区别) or a word the question uses as a verb ("if I resign"). The same for
+  every sentence of one question, it decides between answering and abstaining, not which
+  sentence answers.
 
 One more signal orders sentences but does not decide whether to answer:
 
