@@ -805,3 +805,37 @@ def test_an_answer_carries_no_disagreement_about_a_neighbouring_clause_or_across
     assert answer.status == "answered"
     assert answer.text.startswith("参保人员在社区门诊发生的政策范围内费用，年度起付标准为600元")
     assert answer.conflicts == [] and "不一致" not in answer.text, answer.text
+
+
+_ESTATE = dict(title="松岭市住宅物业服务条例", published=dt.date(2024, 5, 1), authority="松岭市人民代表大会常务委员会")
+REPAIR = make_chunk("estate", "12", "第十二条 物业服务人接到业主报修后，应当在二十四小时内上门维修；"
+                    "危及人身安全的，应当在三十分钟内到达现场。", **_ESTATE)
+ESTATE_FEE = make_chunk("estate", "20", "第二十条 业主应当按照物业服务合同约定按时交纳物业服务费用。", **_ESTATE)
+_KEYS = dict(title="Fernhill Lettings Tenancy Terms", published=dt.date(2024, 9, 1), language="en")
+DEPOSIT = make_chunk("keys", "7", "7 Deposit. The deposit is returned within 14 days of the end of the tenancy, "
+                     "less the cost of repairing damage.", clause="7", **_KEYS)
+
+
+@pytest.mark.parametrize("question, evidence, value", [
+    # the scene names the user's own case (天花板, 邻居), the asked clause what the rule states
+    ("楼上邻居家漏水把我家天花板泡了，物业多久必须上门维修？", (REPAIR, ESTATE_FEE), "二十四小时"),
+    ("If my flatmate moves out early and I break a window, how soon is the deposit returned?",
+     (DEPOSIT,), "14 days"),
+])
+def test_the_scene_a_person_sets_before_asking_does_not_put_the_question_out_of_scope(question, evidence, value):
+    answer = ask(question, ev(*evidence))
+    assert answer.status == "answered", answer.text
+    assert value in answer.text
+    assert_every_sentence_cited(answer)
+
+
+@pytest.mark.parametrize("question", [
+    # the thing asked is what the rules lack, whatever the scene
+    "楼上邻居家漏水把我家天花板泡了，维修基金每平方米交多少钱？",
+    # one clause: its things decide scope, as before
+    "天花板漏水的维修基金怎么交？",
+])
+def test_a_thing_the_asking_clause_names_and_the_rules_lack_still_means_not_found(question):
+    answer = ask(question, ev(REPAIR, ESTATE_FEE))
+    assert answer.status == "abstained", answer.text
+    assert "未找到" in answer.text

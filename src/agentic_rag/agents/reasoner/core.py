@@ -91,6 +91,7 @@ from agentic_rag.agents.reasoner.question import (
     ordinals,
     quotes_new_name,
     reads_as_procedure,
+    scene,
     split_asks,
     states_none,
     unasked_kind,
@@ -454,6 +455,18 @@ class Reasoner:
         # it: the documents may state the same span in other units (26 weeks)
         stated = extract_quantities(question)
         measures = {t.key for q in stated for t in content_terms(q.raw)}
+        # the scene a person sets before asking ("家里水管爆了，", "if I resign with holiday
+        # left,") is their own case in their own words, which rules state in general terms: a
+        # thing only the scene names does not put the question out of scope; a named place or
+        # body does ("在北京，……")
+        scenic: set[str] = set()
+        if setting := scene(question):
+            asking = question
+            for clause in setting:
+                asking = asking.replace(clause, " ")
+            set_cover, ask_cover = TextCover(" ".join(setting)), TextCover(asking)
+            scenic = {t.key for t in terms if base[t.key] != C.NAMED_TERM and set_cover.covers(t)
+                      and not ask_cover.covers(t)}
         weights: dict[str, float] = {}
         missing: list[Term] = []
         for t in terms:
@@ -465,7 +478,7 @@ class Reasoner:
                 # out of scope, unless it is the very thing asked for (……的起点)
                 everyday = t.cjk and t.key not in asked_keys and is_everyday(t.text)
                 if _thing_word(t) and not everyday and t.text.lower() not in classes | relations \
-                        and t.text.lower() not in verbs and t.key not in measures:
+                        and t.text.lower() not in verbs and t.key not in measures | scenic:
                     missing.append(t)
                 else:
                     # only a missing *thing* makes a question out of scope: actions and manners

@@ -37,7 +37,7 @@ from agentic_rag.text.quantities import extract_quantities, rate_periods
 
 __all__ = ["states_none", "Asked", "AnswerType", "analyze", "split_asks", "carries", "unasked_kind", "is_proper_name", "names_new", "quotes_new_name", "new_quantity_kinds",
            "lists_items",
-           "reads_as_procedure", "fills_slot", "asked_meaning", "defines", "ordinals", "CONSTRAINING"]
+           "reads_as_procedure", "fills_slot", "scene", "asked_meaning", "defines", "ordinals", "CONSTRAINING"]
 
 AnswerType = str  # one of ANSWER_TYPES
 ANSWER_TYPES = ("date", "number", "person", "organization", "place", "name", "list", "yes_no",
@@ -221,6 +221,21 @@ def split_asks(question: str) -> list[str]:
                 asks.append(pending)
         out.extend(asks)
     return out
+
+
+def scene(question: str) -> list[str]:
+    """The clauses of a question that ask nothing, when another clause asks: the scene a
+    person sets before asking ("家里水管爆了，物业多久要到？", "If I resign with holiday left,
+    how is ..."). Empty for a question of one clause or of asking clauses only.
+
+    >>> scene("家里水管爆了，物业多长时间内必须赶到？")
+    ['家里水管爆了']
+    >>> scene("物业多长时间内必须赶到？")
+    []
+    """
+    clauses = [c.strip() for sentence in _SENTENCES.split(question) for c in _COMMA.split(sentence) if c.strip()]
+    quiet = [c for c in clauses if not _ASK_WORD.search(c)]
+    return quiet if len(quiet) < len(clauses) else []
 
 
 def is_cjk(text: str) -> bool:
