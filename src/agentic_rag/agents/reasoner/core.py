@@ -460,11 +460,9 @@ class Reasoner:
         # thing only the scene names does not put the question out of scope; a named place or
         # body does ("在北京，……")
         scenic: set[str] = set()
-        if setting := scene(question):
-            asking = question
-            for clause in setting:
-                asking = asking.replace(clause, " ")
-            set_cover, ask_cover = TextCover(" ".join(setting)), TextCover(asking)
+        setting, asking = scene(question)
+        if setting:
+            set_cover, ask_cover = TextCover(" ".join(setting)), TextCover(" ".join(asking))
             scenic = {t.key for t in terms if base[t.key] != C.NAMED_TERM and set_cover.covers(t)
                       and not ask_cover.covers(t)}
         weights: dict[str, float] = {}
@@ -1501,16 +1499,15 @@ def _split_names(question: str) -> list[tuple[str, str]]:
 _PLACE_ENDS = frozenset("路街巷道桥湖河江山岛港湾村镇乡园馆寺塔楼门站场坝溪峰岭洲")
 
 
-def _asked_thing(question: str, asked: Asked, terms: Sequence[Term] | None = None) -> frozenset[str]:
+def _asked_thing(question: str, asked: Asked, terms: Sequence[Term]) -> frozenset[str]:
     """The keys of the words naming the thing a question asks for: the last thing word of a
     wh-question (首趟班列的起点, 学校的地址在哪里) with the words written onto it (工业 of
     工业增加值增长了多少); a yes/no question asks whether, of no one thing. ``terms``: the
     question's words as the Reasoner reads them (an unknown word the segmenter split, 营收,
-    included), else its content words."""
+    included)."""
     if asked.yes_no:
         return frozenset()
-    things = sorted((t for t in (content_terms(question) if terms is None else terms)
-                     if not t.soft and _thing_word(t) and t.text in question),
+    things = sorted((t for t in terms if not t.soft and _thing_word(t) and t.text in question),
                     key=lambda t: question.rfind(t.text) + len(t.text))
     if not things:
         return frozenset()

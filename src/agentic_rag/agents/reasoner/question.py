@@ -223,19 +223,22 @@ def split_asks(question: str) -> list[str]:
     return out
 
 
-def scene(question: str) -> list[str]:
-    """The clauses of a question that ask nothing, when another clause asks: the scene a
-    person sets before asking ("家里水管爆了，物业多久要到？", "If I resign with holiday left,
-    how is ..."). Empty for a question of one clause or of asking clauses only.
+def scene(question: str) -> tuple[list[str], list[str]]:
+    """(the clauses that ask nothing, the clauses that ask) of a question, when both kinds are
+    there: the scene a person sets before asking ("家里水管爆了，物业多久要到？", "If I resign
+    with holiday left, how is ...") and the question itself. Two empty lists for a question of
+    one clause or of asking clauses only.
 
     >>> scene("家里水管爆了，物业多长时间内必须赶到？")
-    ['家里水管爆了']
+    (['家里水管爆了'], ['物业多长时间内必须赶到'])
     >>> scene("物业多长时间内必须赶到？")
-    []
+    ([], [])
     """
     clauses = [c.strip() for sentence in _SENTENCES.split(question) for c in _COMMA.split(sentence) if c.strip()]
     quiet = [c for c in clauses if not _ASK_WORD.search(c)]
-    return quiet if len(quiet) < len(clauses) else []
+    if not quiet or len(quiet) == len(clauses):
+        return [], []
+    return quiet, [c for c in clauses if _ASK_WORD.search(c)]
 
 
 def is_cjk(text: str) -> bool:
