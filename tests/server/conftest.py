@@ -104,6 +104,9 @@ class FakeLLM:
     (``delay=None``: it hangs). Every gate then falls back to its rules, so the run is the
     deterministic one plus the LLM's latency: what the deadline and abort tests need."""
 
+    #: how long a hung call takes to reply: a run that waited for it would take this long
+    HANG_S = 30.0
+
     def __init__(self) -> None:
         self.delay: float | None = 0.0
         self.calls = 0
@@ -112,7 +115,7 @@ class FakeLLM:
     def reply(self, body: dict[str, Any]) -> str:
         self.calls += 1
         if self.delay is None:
-            time.sleep(30)
+            time.sleep(self.HANG_S)
         else:
             time.sleep(self.delay)
         return json.dumps({"unexpected": True})

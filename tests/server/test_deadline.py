@@ -10,7 +10,7 @@ import time
 import httpx
 import pytest
 
-from tests.server.conftest import API_KEY, sse_events
+from tests.server.conftest import API_KEY, FakeLLM, sse_events
 
 HEAT = "高温补贴每个月发多少钱？"
 AUTH = {"Authorization": f"Bearer {API_KEY}"}
@@ -30,7 +30,9 @@ def test_a_hanging_llm_gets_the_deterministic_answer_within_the_deadline(client,
     elapsed = time.monotonic() - t0
     assert r.status_code == 200, r.text
     body = r.json()
-    assert elapsed <= 1.0 + 0.5, elapsed
+    # the answer came at the 1 s deadline, not when the hung LLM would have replied (a bound
+    # far from both: the deterministic run after the deadline is slower on a busy machine)
+    assert elapsed < FakeLLM.HANG_S / 3, elapsed
     assert fake_llm.calls > calls  # the LLM was really asked
     assert body["deadline_fallback"] is True
     assert body["status"] == "answered" and body["citations"]
@@ -44,7 +46,7 @@ def test_the_deadline_fallback_is_streamed_as_a_fallback_event(client, fake_llm)
     with client.stream("POST", "/v1/ask", json={"question": HEAT, "stream": True,
                                                  "options": {"cache": False}}) as r:
         events = [(n, d) for n, d in sse_events(r) if n != ":"]
-    assert time.monotonic() - t0 <= 1.5
+    assert time.monotonic() - t0 < FakeLLM.HANG_S / 3
     names = [n for n, _ in events]
     assert "fallback" in names and names[-2:] == ["answer", "done"]
     # the abandoned LLM run may stream its own fallbacks (a gate whose call was cut off) first;
