@@ -839,3 +839,37 @@ def test_a_thing_the_asking_clause_names_and_the_rules_lack_still_means_not_foun
     answer = ask(question, ev(REPAIR, ESTATE_FEE))
     assert answer.status == "abstained", answer.text
     assert "未找到" in answer.text
+
+
+_PARKING = dict(title="柳溪市机动车停车条例", published=dt.date(2024, 3, 1), authority="柳溪市人民代表大会常务委员会")
+PARK_NOTICE = make_chunk("park", "9", "第九条 停车场经营者应当在入口显著位置公示停车服务收费标准，"
+                         "并于每月五日前向区交通运输部门报送上月经营数据。", **_PARKING)
+PARK_MONTHLY = make_chunk("park", "11", "第十一条 住宅小区内的月租车位，每个车位每月收费不超过300元。", **_PARKING)
+PARK_DISABLED = make_chunk("park", "12", "第十二条 残疾人驾驶的机动车在公共停车场停放两小时以内的，免费停放。", **_PARKING)
+_LIBRARY = dict(title="Ashgrove Library Membership Rules", published=dt.date(2025, 1, 6), language="en")
+CARD_LOST = make_chunk("lib", "4.2", "4.2 Lost cards. A lost card must be reported to the front desk within 3 days.",
+                       clause="4.2", **_LIBRARY)
+CARD_FEE = make_chunk("lib", "4.3", "4.3 Replacement cards. A replacement card costs EUR 5.", clause="4.3", **_LIBRARY)
+
+
+@pytest.mark.parametrize("question, evidence", [
+    # the rule says that the fee is posted and when data is filed (五日): no sum
+    ("柳溪市停车场的停车服务费每月要交多少？", (PARK_NOTICE,)),
+    # a time limit (3 days) is no price
+    ("How much does it cost to report a lost card at the Ashgrove front desk?", (CARD_LOST,)),
+])
+def test_a_question_for_a_sum_of_money_is_not_answered_by_a_sentence_without_one(question, evidence):
+    answer = ask(question, ev(*evidence))
+    assert answer.status == "abstained", answer.text
+
+
+@pytest.mark.parametrize("question, evidence, value", [
+    ("小区里的月租车位每个月要交多少钱？", (PARK_NOTICE, PARK_MONTHLY), "300元"),
+    ("残疾人开车在公共停车场停一个小时要交多少钱？", (PARK_NOTICE, PARK_DISABLED), "免费"),
+    ("How much does it cost to replace a lost card at Ashgrove?", (CARD_LOST, CARD_FEE), "EUR 5"),
+])
+def test_a_sum_of_money_is_answered_by_the_sum_or_by_its_absence(question, evidence, value):
+    answer = ask(question, ev(*evidence))
+    assert answer.status == "answered", answer.text
+    assert value in answer.sentences[0].text, answer.text
+    assert_every_sentence_cited(answer)

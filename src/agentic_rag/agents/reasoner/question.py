@@ -583,6 +583,25 @@ _SHARE_VALUE = re.compile(r"\d\s*[%％‰]|百分之|千分之|分之[一二三�
                           r"\d+\s*[:：比]\s*\d+|个?百分点|\bper ?cent\b|\bpercentage points?\b", re.I)
 
 
+#: a question that asks for a sum of money: what is paid, charged, fined or refunded
+#: ("交多少钱", "每月能领多少", "how much does the company pay", "what is the fee"); "how much
+#: leave" and "how much notice" ask for other amounts
+_ASKS_MONEY = re.compile(
+    r"多少钱|几块钱|多少元|几元|多少费用|费用(?:是|为)?多少|"
+    r"(?:(?:[费钱款租价]|金(?!牌))[^，。；？?]*?|(?=[^，。；？?]*(?:[费钱款租价]|金(?!牌))))"
+    r"(?<![提递移转])[交缴付罚赔](?:了|上)?多少"
+    r"(?![天日年月周次人个位项条岁号期份件])|"
+    r"\bhow much (?:money\b|(?:do|does|did|will|would|can|could|should)\b(?! it take)|"
+    r"(?:is|are|was) (?:the|a|an|my|our) (?:fee|fine|charge|price|cost|allowance|stipend|deposit|rent|salary|bonus|"
+    r"payout|refund|reimbursement|compensation)s?\b)|"
+    r"\bwhat (?:is|are|was) the (?:fee|fine|price|cost|charge)s?\b|\bhow much\b.{0,40}\bcost\b", re.I)
+#: ... is answered by money, by a share or a multiple of a sum ("按工资的50%", "违法所得一倍以上
+#: 五倍以下罚款"), or by its absence ("免费", "free of charge")
+_MONEY_LIKE = re.compile(r"\d\s*倍|[一二两三四五六七八九十]倍|免费|免收|不收取|不收费|不予收费|无需缴纳|不需缴纳|"
+                         r"\bfree(?: of charge)?\b|\bat no (?:cost|charge)\b|\bno (?:fee|charge)s?\b|"
+                         r"\b(?:in full|full cost)\b|\bnot (?:reimbursed|refunded|charged|paid)\b", re.I)
+
+
 def unasked_kind(question: str, kind: str) -> bool:
     """Whether a value of ``kind`` cannot answer ``question``: a question about a count or a
     sum (交付量, 营收, revenue) is not answered by a rate or a period it does not ask for."""
@@ -601,6 +620,10 @@ def _states_amount(sentence: str, question: str) -> bool:
     for a share (报销比例), a share: "九十日内提出" states no 报销比例."""
     if _ASKS_SHARE.search(question) and not _ASKS_OTHER_AMOUNT.search(question):
         return bool(_SHARE_VALUE.search(_without(sentence, question)))
+    if _ASKS_MONEY.search(question):  # "每月十日前报送" states no 生活垃圾处理费
+        rest = _without(sentence, question)
+        return any(q.kind == "money" for q in extract_quantities(rest)) or bool(_SHARE_VALUE.search(rest)) \
+            or bool(_MONEY_LIKE.search(rest)) or states_none(rest, frozenset({"money"}))
     if states_none(_without(sentence, question), analyze(question).kinds):
         return True  # "there is no minimum length of service": none is the amount
     if _ASKS_FREQUENCY.search(question) and rate_periods(_without(sentence, question)) - rate_periods(question):
