@@ -13,30 +13,53 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping, Sequence
+from typing import NamedTuple
 
 from agentic_rag.agents.reasoner.compose import render
-from agentic_rag.agents.reasoner.question import carries
+from agentic_rag.agents.reasoner.question import asks_money, carries
 from agentic_rag.text.stopwords import GAP_ZH, QUESTION_EN, QUESTION_ZH
 from agentic_rag.text.terms import Term, content_terms, words
 from agentic_rag.types import Answer, RouteDecision, TraceEvent
 
-__all__ = ["MAX_MISSING_SHARE", "answer", "gap_phrase", "part_missing", "verdict"]
+__all__ = ["MAX_MISSING_SHARE", "Verdict", "answer", "gap_phrase", "part_missing", "unstated", "verdict"]
 
 #: a question part is out of scope when this share of its words is nowhere in the evidence
 MAX_MISSING_SHARE = 0.25
 
+#: what a gap names when the documents speak of the matter but state no answer of the type
+#: asked ("未找到关于停车服务费的金额", "no date found on the renewal")
+UNSTATED_WORDS: dict[str, dict[str, str]] = {
+    "zh": {"date": "日期或时间", "number": "具体数值", "money": "金额", "person": "人员", "organization": "机构",
+           "place": "地点", "name": "名称"},
+    "en": {"date": "date", "number": "figure", "money": "amount", "person": "person", "organization": "body",
+           "place": "place", "name": "name"},
+}
+
+
+class Verdict(NamedTuple):
+    best: float  # the best score of a sentence that can state the answer type asked
+    why: str  # why to abstain; empty to answer
+    untyped: bool = False  # no sentence can state the answer type asked
+
 
 def verdict(candidates: Sequence[tuple[str, float]], answer_type: str, question: str,
-            threshold: float) -> tuple[float, str]:
-    """(best score, why to abstain — empty to answer) for candidate (sentence, score) pairs,
-    best first. A sentence that cannot state the kind of answer asked is no answer."""
+            threshold: float) -> Verdict:
+    """The verdict on candidate (sentence, score) pairs, best first. A sentence that cannot
+    state the kind of answer asked is no answer."""
     scores = [score for text, score in candidates if carries(answer_type, text, question)]
     best = scores[0] if scores else 0.0
     if not scores:
-        return best, f"no sentence states a {answer_type.replace('_', ' ')}"
+        return Verdict(best, f"no sentence states a {answer_type.replace('_', ' ')}", True)
     if best < threshold:
-        return best, f"best sentence scores {best:.2f} < {threshold:g}"
-    return best, ""
+        return Verdict(best, f"best sentence scores {best:.2f} < {threshold:g}")
+    return Verdict(best, "")
+
+
+def unstated(answer_type: str, question: str, lang: str) -> str:
+    """The word for what the documents leave unstated when none of their sentences can state
+    the answer type asked: 金额 / "amount" for a sum of money, 日期或时间 / "date" for when."""
+    key = "money" if answer_type == "number" and asks_money(question) else answer_type
+    return UNSTATED_WORDS["zh" if lang == "zh" else "en"][key]
 
 
 def part_missing(terms: Sequence[Term], missing: Sequence[Term], weights: Mapping[str, float]) -> bool:

@@ -278,12 +278,16 @@ class Reasoner:
                                     detail=f"two-thing question decided: {answer.sentences[0].text[:60]}"))
             return answer.model_copy(update={"trace": [*answer.trace, *trace]})
         by_support = sorted(candidates, key=lambda s: -s.support)
-        best, why = abstention.verdict([(s.text, s.support) for s in by_support], plan.wants.answer_type,
-                                       plan.question, self.settings.abstain_below)
+        best, why, untyped = abstention.verdict([(s.text, s.support) for s in by_support], plan.wants.answer_type,
+                                                plan.question, self.settings.abstain_below)
         lead = next((s for s in candidates if carries(plan.wants.answer_type, s.text, plan.question)), None)
         signals = self._lead_signals(lead, plan, usable)
         if why:
-            gap = abstention.gap_phrase(question, plan.missing or plan.terms, lang, topic)
+            # the documents speak of the matter but state no answer of the type asked: the gap
+            # names that ("未找到关于停车服务费的金额"), not a missing rule
+            gap = abstention.gap_phrase(question, plan.missing or plan.terms, lang,
+                                        abstention.unstated(plan.wants.answer_type, plan.question, lang)
+                                        if untyped and not plan.missing else topic)
             return self._abstain(question, route, lang, [gap], t0, trace, why, best, signals)
         # a question part whose things no chunk mentions is named as missing, the rest answered
         out_parts = [p for p in plan.pieces

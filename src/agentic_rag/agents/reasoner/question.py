@@ -602,6 +602,17 @@ _MONEY_LIKE = re.compile(r"\d\s*倍|[一二两三四五六七八九十]倍|免�
                          r"\b(?:in full|full cost)\b|\bnot (?:reimbursed|refunded|charged|paid)\b", re.I)
 
 
+def asks_money(question: str) -> bool:
+    """Whether ``question`` asks for a sum of money (what is paid, charged, fined or refunded).
+
+    >>> asks_money("每户每月要交多少生活垃圾处理费？"), asks_money("How much does it cost?")
+    (True, True)
+    >>> asks_money("How much leave do I get?"), asks_money("这所中学今年招收了多少名新生？")
+    (False, False)
+    """
+    return bool(_ASKS_MONEY.search(question))
+
+
 def unasked_kind(question: str, kind: str) -> bool:
     """Whether a value of ``kind`` cannot answer ``question``: a question about a count or a
     sum (交付量, 营收, revenue) is not answered by a rate or a period it does not ask for."""
@@ -620,7 +631,7 @@ def _states_amount(sentence: str, question: str) -> bool:
     for a share (报销比例), a share: "九十日内提出" states no 报销比例."""
     if _ASKS_SHARE.search(question) and not _ASKS_OTHER_AMOUNT.search(question):
         return bool(_SHARE_VALUE.search(_without(sentence, question)))
-    if _ASKS_MONEY.search(question):  # "每月十日前报送" states no 生活垃圾处理费
+    if asks_money(question):  # "每月十日前报送" states no 生活垃圾处理费
         rest = _without(sentence, question)
         return any(q.kind == "money" for q in extract_quantities(rest)) or bool(_SHARE_VALUE.search(rest)) \
             or bool(_MONEY_LIKE.search(rest)) or states_none(rest, frozenset({"money"}))
