@@ -876,3 +876,20 @@ def test_a_sum_of_money_is_answered_by_the_sum_or_by_its_absence(question, evide
     assert answer.status == "answered", answer.text
     assert value in answer.sentences[0].text, answer.text
     assert_every_sentence_cited(answer)
+
+
+_HEATING = dict(title="柳溪市城镇供热管理办法", published=dt.date(2024, 10, 8), authority="柳溪市人民政府")
+HEAT_FINE = make_chunk("heat", "21", "第二十一条 供热单位未按规定公示居民供热费标准的，由供热主管部门责令改正，"
+                       "处五千元以上三万元以下罚款。", **_HEATING)
+HEAT_PRICE = make_chunk("heat", "9", "第九条 居民供热费按建筑面积计收，标准为每平方米每个采暖期22元。", **_HEATING)
+HEAT_PRICE_SLASH = make_chunk("heat", "9", "第九条 居民供热费按建筑面积计收，标准为22元/平方米·采暖期。", **_HEATING)
+
+
+def test_a_price_asked_per_square_metre_is_not_answered_by_a_lump_sum():
+    question = "柳溪市居民供热费每平方米要交多少钱？"
+    answer = ask(question, ev(HEAT_FINE))
+    assert answer.status == "abstained", answer.text  # the fine is a sum, but not per square metre
+    for price in (HEAT_PRICE, HEAT_PRICE_SLASH):
+        answer = ask(question, ev(HEAT_FINE, price))
+        assert answer.status == "answered", answer.text
+        assert "22元" in answer.sentences[0].text, answer.text

@@ -26,7 +26,7 @@ from agentic_rag.text.numerals import CN_NUMERAL_CHARS, cn_to_int, normalize_dig
 from agentic_rag.types import Quantity
 
 __all__ = ["extract_quantities", "parse_number", "comparable", "same_value", "rounds_to", "bounded_by", "quantity_key",
-           "rate_periods", "within"]
+           "rate_measures", "rate_periods", "within"]
 
 # -- numbers --------------------------------------------------------------------------------
 
@@ -467,6 +467,30 @@ def rate_periods(text: str) -> frozenset[str]:
     ['month']
     """
     return frozenset(period for period, pattern in _PERIODS if pattern.search(text))
+
+
+#: the measures a price or fee is stated per (物业费每平方米1.2元, "EUR 0.30 per kWh"): a lump sum
+#: or a price per another measure does not answer a question asked per square metre
+_MEASURES = (
+    ("area", re.compile(r"每(?:一)?平方米|每㎡|/\s*(?:平方米|㎡|m2|m²|sq\.? ?m)|\bper (?:square met(?:re|er)|sq\.? ?m|m2|m²)", _I)),
+    ("volume", re.compile(r"每(?:一)?立方米|/\s*(?:立方米|m3|m³)|\bper cubic met(?:re|er)\b", _I)),
+    ("weight", re.compile(r"每(?:一)?(?:吨|公斤|千克)|/\s*(?:吨|公斤|千克|kg\b)|\bper (?:tonne|ton|kg|kilo(?:gram)?)s?\b", _I)),
+    ("distance", re.compile(r"每(?:一)?(?:公里|千米)|/\s*(?:公里|千米|km\b)|\bper (?:km|kilomet(?:re|er)|mile)s?\b", _I)),
+    ("energy", re.compile(r"每(?:一)?(?:千瓦时|度电)|/\s*(?:千瓦时|度|kwh\b)|\bper kwh\b", _I)),
+)
+
+
+@lru_cache(maxsize=8192)
+def rate_measures(text: str) -> frozenset[str]:
+    """The measures ``text`` states a rate per (``area``, ``volume``, ``weight``, ``distance``,
+    ``energy``), as :func:`rate_periods` does for periods.
+
+    >>> sorted(rate_measures("多层住宅物业服务费每月每平方米不超过1.2元，电价0.56元/千瓦时"))
+    ['area', 'energy']
+    >>> sorted(rate_measures("处五千元以上三万元以下罚款"))
+    []
+    """
+    return frozenset(measure for measure, pattern in _MEASURES if pattern.search(text))
 
 
 # -- ranges -------------------------------------------------------------------------------------

@@ -33,9 +33,9 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from agentic_rag.text.dates import MONTH
-from agentic_rag.text.quantities import extract_quantities, rate_periods
+from agentic_rag.text.quantities import extract_quantities, rate_measures, rate_periods
 
-__all__ = ["states_none", "Asked", "AnswerType", "analyze", "split_asks", "carries", "unasked_kind", "is_proper_name", "names_new", "quotes_new_name", "new_quantity_kinds",
+__all__ = ["states_none", "asks_money", "Asked", "AnswerType", "analyze", "split_asks", "carries", "unasked_kind", "is_proper_name", "names_new", "quotes_new_name", "new_quantity_kinds",
            "lists_items",
            "reads_as_procedure", "fills_slot", "scene", "asked_meaning", "defines", "ordinals", "CONSTRAINING"]
 
@@ -632,6 +632,8 @@ def _states_amount(sentence: str, question: str) -> bool:
     if _ASKS_SHARE.search(question) and not _ASKS_OTHER_AMOUNT.search(question):
         return bool(_SHARE_VALUE.search(_without(sentence, question)))
     if asks_money(question):  # "每月十日前报送" states no 生活垃圾处理费
+        if (measures := rate_measures(question)) and not measures & rate_measures(sentence):
+            return False  # a fine of 五千元以上 is no 物业费 per square metre
         rest = _without(sentence, question)
         return any(q.kind == "money" for q in extract_quantities(rest)) or bool(_SHARE_VALUE.search(rest)) \
             or bool(_MONEY_LIKE.search(rest)) or states_none(rest, frozenset({"money"}))
