@@ -846,6 +846,8 @@ _PARKING = dict(title="柳溪市机动车停车条例", published=dt.date(2024, 
 PARK_NOTICE = make_chunk("park", "9", "第九条 停车场经营者应当在入口显著位置公示停车服务收费标准，"
                          "并于每月五日前向区交通运输部门报送上月经营数据。", **_PARKING)
 PARK_MONTHLY = make_chunk("park", "11", "第十一条 住宅小区内的月租车位，每个车位每月收费不超过300元。", **_PARKING)
+PARK_FINE = make_chunk("park", "20", "第二十条 停车场经营者未按规定公示停车服务收费标准的，由区交通运输部门责令改正，"
+                       "处二千元以上一万元以下罚款。", **_PARKING)
 PARK_DISABLED = make_chunk("park", "12", "第十二条 残疾人驾驶的机动车在公共停车场停放两小时以内的，免费停放。", **_PARKING)
 _LIBRARY = dict(title="Ashgrove Library Membership Rules", published=dt.date(2025, 1, 6), language="en")
 CARD_LOST = make_chunk("lib", "4.2", "4.2 Lost cards. A lost card must be reported to the front desk within 3 days.",
@@ -858,6 +860,8 @@ CARD_FEE = make_chunk("lib", "4.3", "4.3 Replacement cards. A replacement card c
     ("柳溪市停车场的停车服务费每月要交多少？", (PARK_NOTICE,)),
     # a time limit (3 days) is no price
     ("How much does it cost to report a lost card at the Ashgrove front desk?", (CARD_LOST,)),
+    # the fine for not posting the fee is no fee
+    ("柳溪市停车场的停车服务费每月要交多少？", (PARK_NOTICE, PARK_FINE)),
 ])
 def test_a_question_for_a_sum_of_money_is_not_answered_by_a_sentence_without_one(question, evidence):
     answer = ask(question, ev(*evidence))
@@ -870,6 +874,7 @@ def test_a_question_for_a_sum_of_money_is_not_answered_by_a_sentence_without_one
     ("小区里的月租车位每个月要交多少钱？", (PARK_NOTICE, PARK_MONTHLY), "300元"),
     ("残疾人开车在公共停车场停一个小时要交多少钱？", (PARK_NOTICE, PARK_DISABLED), "免费"),
     ("How much does it cost to replace a lost card at Ashgrove?", (CARD_LOST, CARD_FEE), "EUR 5"),
+    ("停车场不公示停车服务收费标准会被罚多少钱？", (PARK_NOTICE, PARK_FINE), "二千元以上一万元以下"),
 ])
 def test_a_sum_of_money_is_answered_by_the_sum_or_by_its_absence(question, evidence, value):
     answer = ask(question, ev(*evidence))

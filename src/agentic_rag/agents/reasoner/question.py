@@ -602,6 +602,14 @@ _MONEY_LIKE = re.compile(r"\d\s*倍|[一二两三四五六七八九十]倍|免�
                          r"\b(?:in full|full cost)\b|\bnot (?:reimbursed|refunded|charged|paid)\b", re.I)
 
 
+#: a question about a penalty ("会被罚多少钱", "what is the fine")
+_ASKS_FINE = re.compile(r"罚|处罚|\bfine[sd]?\b|\bpenalt(?:y|ies)\b|\bsanction", re.I)
+#: a fine and the sum it is stated with: "处二百元以下罚款", "罚款五千元", "并处违法所得一倍以上三倍以下的罚金",
+#: "a fine of up to £500", "fined EUR 200"
+_FINE = re.compile(r"(?:(?:并?处以?|可以?处)[^，。；,;：:]{0,24}?罚(?:款|金)|罚(?:款|金)[^，。；,;：:]{0,16}|"
+                   r"\b(?:a |an )?(?:fine|penalty) of\b[^,.;]{0,30}|\bfined\b[^,.;]{0,30})", re.I)
+
+
 def asks_money(question: str) -> bool:
     """Whether ``question`` asks for a sum of money (what is paid, charged, fined or refunded).
 
@@ -635,6 +643,8 @@ def _states_amount(sentence: str, question: str) -> bool:
         if (measures := rate_measures(question)) and not measures & rate_measures(sentence):
             return False  # a fine of 五千元以上 is no 物业费 per square metre
         rest = _without(sentence, question)
+        if not _ASKS_FINE.search(question):  # a fee is not answered by the fine for not paying it
+            rest = _FINE.sub(" ", rest)
         return any(q.kind == "money" for q in extract_quantities(rest)) or bool(_SHARE_VALUE.search(rest)) \
             or bool(_MONEY_LIKE.search(rest)) or states_none(rest, frozenset({"money"}))
     if states_none(_without(sentence, question), analyze(question).kinds):
