@@ -898,3 +898,18 @@ def test_a_price_asked_per_square_metre_is_not_answered_by_a_lump_sum():
         answer = ask(question, ev(HEAT_FINE, price))
         assert answer.status == "answered", answer.text
         assert "22元" in answer.sentences[0].text, answer.text
+
+
+_SUPPLIERS = dict(title="Tarnmoor Foods Supplier Policy", published=dt.date(2025, 2, 3), language="en")
+SUPPLIER_TERM = make_chunk("sup", "1.2", "1.2 Definitions. Approved supplier — a supplier listed in Appendix B that "
+                           "has passed the checks in Section 4.", clause="1.2", **_SUPPLIERS)
+SUPPLIER_SIGN_OFF = make_chunk("sup", "4.3", "4.3 Sign-off. The Finance Manager gives final approval for adding a "
+                               "supplier to Appendix B.", clause="4.3", **_SUPPLIERS)
+
+
+def test_a_reference_to_a_part_of_the_document_names_no_one():
+    # "Appendix B" and "Section 4" are capitalised, but a "who" question is answered by the
+    # sentence that names the role, not by the definition that points at the appendix
+    answer = ask("Who puts a new supplier on Tarnmoor's approved list?", ev(SUPPLIER_TERM, SUPPLIER_SIGN_OFF))
+    assert answer.status == "answered", answer.text
+    assert "Finance Manager" in answer.sentences[0].text, answer.text

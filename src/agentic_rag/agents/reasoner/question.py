@@ -820,12 +820,20 @@ _MARKED_NAME = re.compile(r"《\s*[^》\s][^》]*》|“(?=[^”]*[^”\s])[^”
                           r"‘(?=[^’]*[^’\s])[^’]{2,12}’|「(?=[^」]*[^」\s])[^」]{2,12}」")
 
 
+#: a reference to a part of a document ("Appendix A", "Section 6.1", "Schedule 2"): capitalised,
+#: but it names no one
+_PART_REF = re.compile(r"\b(?:Appendix|Annex|Schedule|Section|Clause|Article|Chapter|Paragraph|Part)\s+"
+                       r"(?:[A-Z]{1,2}|[IVX]+|\d+(?:\.\d+)*[a-z]?)\b(?:\.\d+)*")
+
+
 def _has_name(sentence: str, *, person: bool = False) -> bool:
     """A proper name: a capitalised word not opening the sentence, an all-caps acronym, a
     transliterated name with a middle dot (凯尔·内斯), a quoted or 《titled》 name, a Chinese
     personal, place or organisation name in jieba's dictionary, or a word of three or more
     characters it does not list (an unknown name: its characters are kept together).
-    ``person``: not the names written in marks (titles of works, quoted phrases)."""
+    ``person``: not the names written in marks (titles of works, quoted phrases). A reference
+    to a part of the document ("under Section 5", "listed in Appendix A") is no name."""
+    sentence = _PART_REF.sub(" ", sentence)
     if _NAME_EN.search(sentence.strip()) or _DOTTED_NAME.search(sentence) \
             or not person and _MARKED_NAME.search(sentence):
         return True
