@@ -913,3 +913,24 @@ def test_a_reference_to_a_part_of_the_document_names_no_one():
     answer = ask("Who puts a new supplier on Tarnmoor's approved list?", ev(SUPPLIER_TERM, SUPPLIER_SIGN_OFF))
     assert answer.status == "answered", answer.text
     assert "Finance Manager" in answer.sentences[0].text, answer.text
+
+
+_FUND = dict(title="松岭市住房公积金提取细则", published=dt.date(2024, 7, 1), authority="松岭市住房公积金管理中心")
+FUND_RETIRED = make_chunk("fund", "8", "第八条 职工离休、退休的，可以提取本人住房公积金账户全部余额。", **_FUND)
+FUND_RENT = make_chunk("fund", "9", "第九条 职工租赁自住住房的，每月提取住房公积金不超过1200元。", **_FUND)
+FUND_PAPERS = make_chunk("fund", "10", "第十条 职工因离休、退休提取住房公积金的，应当提供离退休证明。", **_FUND)
+
+
+def test_a_whole_sum_in_words_answers_how_much():
+    answer = ask("职工退休以后能提取多少住房公积金？", ev(FUND_RENT, FUND_RETIRED))
+    assert answer.status == "answered", answer.text
+    assert "全部余额" in answer.sentences[0].text, answer.text
+
+
+def test_a_follow_up_that_repeats_the_action_asks_about_the_same_subject():
+    # "能提取多少" names no one: it asks what the retired worker of the first part may draw,
+    # not the renter's monthly cap
+    answer = ask("职工退休提取住房公积金要带什么材料？能提取多少？", ev(FUND_RENT, FUND_PAPERS, FUND_RETIRED))
+    assert answer.status == "answered", answer.text
+    assert "离退休证明" in answer.text and "全部余额" in answer.text, answer.text
+    assert "1200元" not in answer.text, answer.text

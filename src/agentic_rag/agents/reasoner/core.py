@@ -94,6 +94,7 @@ from agentic_rag.agents.reasoner.question import (
     scene,
     split_asks,
     states_none,
+    states_whole,
     unasked_kind,
     unstamped,
 )
@@ -510,6 +511,13 @@ class Reasoner:
             wants = wanted(piece)
             values = frozenset(i for i, a in enumerate(asked) if a.raw in piece)
             pieces.append(_Part(part, wants, asked=values))
+            known = {t.key for t in parts[-1].terms} if parts else set()
+            if known and (wants.quantity or wants.answer_type in CONSTRAINING) \
+                    and all(t.key in known and not _thing_word(t) for t in part):
+                # "……需要什么材料？能提取多少？": a follow-up that only repeats the previous
+                # part's action names no subject of its own: it asks the amount of that one
+                parts.append(_Part(parts[-1].terms, wants, needs_value=wants.quantity, asked=values))
+                continue
             items = _listed_items(piece)
             # each listed item is asked what the question asks ("分别是什么时候": a date), an
             # amount unless it says
@@ -618,7 +626,7 @@ class Reasoner:
                 sent.ctx_hits = in_context - sent.hits
                 sent.head_hits = in_head & sent.ctx_hits
                 quantities = extract_quantities(sent.quote)
-                sent.has_quantity = bool(quantities)
+                sent.has_quantity = bool(quantities) or states_whole(sent.quote, plan.wants.kinds)
                 sent.kinds = {q.kind for q in quantities}
                 # it states the value the question names, or a band that holds it ("£25,000 to
                 # £100,000" for a £40,000 order: the question part that names it is answered)
@@ -675,8 +683,9 @@ class Reasoner:
         kinds = new_quantity_kinds(s.quote, plan.question) if wants.quantity else frozenset()
         if kinds:
             fit = C.NEW_VALUE + (C.KIND_MATCH if wants.kinds & kinds else 0.0)
-        elif wants.quantity and states_none(s.text, wants.kinds):
-            fit = C.NEW_VALUE + C.KIND_MATCH  # "there is no minimum length of service" answers "how long"
+        elif wants.quantity and (states_none(s.text, wants.kinds) or states_whole(s.text, wants.kinds)):
+            # "there is no minimum length of service" answers "how long", "账户全部余额" how much
+            fit = C.NEW_VALUE + C.KIND_MATCH
         elif wants.answer_type in _NAME_TYPES and carries(wants.answer_type, s.text, plan.question):
             # a proper name the question does not give (南宁, "Nick Hexum") beats a role word
             fit = C.SHAPE_MATCH + (C.NEW_NAME if names_new(s.text, plan.question, wants.answer_type) else 0.0)

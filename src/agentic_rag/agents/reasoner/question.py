@@ -35,7 +35,7 @@ from functools import lru_cache
 from agentic_rag.text.dates import MONTH
 from agentic_rag.text.quantities import extract_quantities, rate_measures, rate_periods
 
-__all__ = ["states_none", "asks_money", "Asked", "AnswerType", "analyze", "split_asks", "carries", "unasked_kind", "is_proper_name", "names_new", "quotes_new_name", "new_quantity_kinds",
+__all__ = ["states_none", "states_whole", "asks_money", "Asked", "AnswerType", "analyze", "split_asks", "carries", "unasked_kind", "is_proper_name", "names_new", "quotes_new_name", "new_quantity_kinds",
            "lists_items",
            "reads_as_procedure", "fills_slot", "scene", "asked_meaning", "defines", "ordinals", "CONSTRAINING"]
 
@@ -610,6 +610,28 @@ _FINE = re.compile(r"(?:(?:并?处以?|可以?处)[^，。；,;：:]{0,24}?罚(?
                    r"\b(?:a |an )?(?:fine|penalty) of\b[^,.;]{0,30}|\bfined\b[^,.;]{0,30})", re.I)
 
 
+#: a whole sum stated in words: "提取账户全部余额", "全额报销", "refunded in full"
+_WHOLE_AMOUNT = re.compile(r"全部(?:余额|金额|费用|款项|存款|本金|利息|工资|收入|损失)|全额|"
+                           r"\bin full\b|\bthe (?:full|whole|entire) (?:amount|cost|balance|sum|fee|price)\b", re.I)
+
+
+#: the kinds of value a whole sum does not give: "未及时全额支付" says nothing of how many days
+_NOT_WHOLE_KINDS = frozenset({"duration", "date", "count", "percent"})
+
+
+def states_whole(sentence: str, kinds: frozenset[str] = frozenset()) -> bool:
+    """Whether ``sentence`` states a whole sum in words, which answers "how much" as a figure
+    would ("可以提取本人账户全部余额" for 能提取多少, "travel home is refunded in full"); never
+    for a question that asks a period, a date, a count or a share (``kinds``).
+
+    >>> states_whole("可以提取本人住房公积金账户全部余额"), states_whole("需要提交全部材料")
+    (True, False)
+    >>> states_whole("医疗费用全额报销", frozenset({"duration"}))
+    False
+    """
+    return not kinds & _NOT_WHOLE_KINDS and bool(_WHOLE_AMOUNT.search(sentence))
+
+
 def asks_money(question: str) -> bool:
     """Whether ``question`` asks for a sum of money (what is paid, charged, fined or refunded).
 
@@ -646,9 +668,11 @@ def _states_amount(sentence: str, question: str) -> bool:
         if not _ASKS_FINE.search(question):  # a fee is not answered by the fine for not paying it
             rest = _FINE.sub(" ", rest)
         return any(q.kind == "money" for q in extract_quantities(rest)) or bool(_SHARE_VALUE.search(rest)) \
-            or bool(_MONEY_LIKE.search(rest)) or states_none(rest, frozenset({"money"}))
+            or bool(_MONEY_LIKE.search(rest)) or states_none(rest, frozenset({"money"})) or states_whole(rest)
     if states_none(_without(sentence, question), analyze(question).kinds):
         return True  # "there is no minimum length of service": none is the amount
+    if asked_count_unit(question) is None and states_whole(_without(sentence, question), analyze(question).kinds):
+        return True  # "账户全部余额" is how much can be drawn
     if _ASKS_FREQUENCY.search(question) and rate_periods(_without(sentence, question)) - rate_periods(question):
         return True  # "多久至少收运一次" is answered by "每日至少收运一次", "how often" by "monthly"
     rest = _ORDINAL.sub(" ", _DATE_EXPR.sub(" ", sentence))
