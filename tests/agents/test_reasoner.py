@@ -934,3 +934,18 @@ def test_a_follow_up_that_repeats_the_action_asks_about_the_same_subject():
     assert answer.status == "answered", answer.text
     assert "离退休证明" in answer.text and "全部余额" in answer.text, answer.text
     assert "1200元" not in answer.text, answer.text
+
+
+_ABSENCE = dict(title="Holloway Print Ltd Absence Rules", published=dt.date(2025, 4, 1), language="en")
+SELF_CERT = make_chunk("abs", "3.1", "3.1 Short absences. Staff may self-certify absences of up to 2 consecutive "
+                       "working days. From the third working day a fit note from a doctor is needed.",
+                       clause="3.1", **_ABSENCE)
+
+
+def test_a_band_in_working_days_holds_a_span_the_question_gives_in_days():
+    # two days off sick fall under "up to 2 consecutive working days": the rule is about the
+    # case asked (no "not found" for the words "off sick") and answers the yes/no question,
+    # though a working day is never the same value as a day
+    answer = ask("I was off sick for two days. Do I need a doctor's note?", ev(SELF_CERT))
+    assert answer.status == "answered", answer.text
+    assert "up to 2 consecutive working days" in answer.sentences[0].text, answer.text

@@ -515,8 +515,12 @@ def within(value: Quantity, text: str) -> bool:
     >>> q = extract_quantities("a £40,000 order")[0]
     >>> within(q, "£25,000 to £100,000"), within(q, "Up to £2,500"), within(q, "Over £100,000")
     (True, False, False)
+    >>> absence = extract_quantities("off sick for three days")[0]
+    >>> within(absence, "absences of up to 3 consecutive working days"), within(absence, "up to 2 weeks")
+    (True, True)
     """
-    if not isinstance(value.value, (int, float)):
+    asked = _band_scale(value)
+    if asked is None:
         return False
     located: list[tuple[int, int, Quantity]] = []
     pos = 0
@@ -526,23 +530,36 @@ def within(value: Quantity, text: str) -> bool:
             continue
         located.append((at, at + len(q.raw), q))
         pos = at + len(q.raw)
-    x = float(value.value)
+    kind, unit, x = asked
     for i, (start, end, q) in enumerate(located):
-        if q.kind != value.kind or q.unit != value.unit or not isinstance(q.value, (int, float)):
+        here = _band_scale(q)
+        if here is None or here[:2] != (kind, unit):
             continue
         after = located[i + 1] if i + 1 < len(located) else None
-        if after and after[2].kind == q.kind and after[2].unit == q.unit and isinstance(after[2].value, (int, float)) \
-                and _BETWEEN.fullmatch(text[end:after[0]]):
-            lo, hi = sorted((float(q.value), float(after[2].value)))
+        there = _band_scale(after[2]) if after else None
+        if after and there and there[:2] == (kind, unit) and _BETWEEN.fullmatch(text[end:after[0]]):
+            lo, hi = sorted((here[2], there[2]))
         elif _AT_MOST_BEFORE.search(text[max(0, start - 16):start]) or _AT_MOST_AFTER.match(text, end):
-            lo, hi = float("-inf"), float(q.value)
+            lo, hi = float("-inf"), here[2]
         elif _AT_LEAST_BEFORE.search(text[max(0, start - 16):start]) or _AT_LEAST_AFTER.match(text, end):
-            lo, hi = float(q.value), float("inf")
+            lo, hi = here[2], float("inf")
         else:
             continue
         if lo <= x <= hi:
             return True
     return False
+
+
+def _band_scale(q: Quantity) -> tuple[str, str, float] | None:
+    """(kind, unit, value) of ``q`` for telling whether a band holds it: a duration in a common
+    unit, a working day read as a day (a three-day absence falls under "up to 3 consecutive
+    working days", though the two are never the same value)."""
+    if not isinstance(q.value, (int, float)):
+        return None
+    if q.kind == "duration" and q.unit in _DURATION_BASE:
+        base, factor = _DURATION_BASE[q.unit]
+        return q.kind, "day" if base == "workday" else base, float(q.value) * factor
+    return q.kind, q.unit, float(q.value)
 
 
 def bounded_by(value: Quantity, bound: Quantity, sentence: str) -> bool:
