@@ -584,8 +584,8 @@ _SHARE_VALUE = re.compile(r"\d\s*[%％‰]|百分之|千分之|分之[一二三�
 
 
 #: a question that asks for a sum of money: what is paid, charged, fined or refunded
-#: ("交多少钱", "每月能领多少", "how much does the company pay", "what is the fee"); "how much
-#: leave" and "how much notice" ask for other amounts
+#: ("能拿多少钱", "每月要交多少……处理费", "how much does the company pay", "what is the fee");
+#: "how much leave" and "how much notice" ask for other amounts
 _ASKS_MONEY = re.compile(
     r"多少钱|几块钱|多少元|几元|多少费用|费用(?:是|为)?多少|"
     r"(?:(?:[费钱款租价]|金(?!牌))[^，。；？?]*?|(?=[^，。；？?]*(?:[费钱款租价]|金(?!牌))))"
@@ -596,10 +596,10 @@ _ASKS_MONEY = re.compile(
     r"payout|refund|reimbursement|compensation)s?\b)|"
     r"\bwhat (?:is|are|was) the (?:fee|fine|price|cost|charge)s?\b|\bhow much\b.{0,40}\bcost\b", re.I)
 #: ... is answered by money, by a share or a multiple of a sum ("按工资的50%", "违法所得一倍以上
-#: 五倍以下罚款"), or by its absence ("免费", "free of charge")
+#: 五倍以下罚款"), by its absence ("免费", "free of charge") or by the whole sum (:func:`states_whole`)
 _MONEY_LIKE = re.compile(r"\d\s*倍|[一二两三四五六七八九十]倍|免费|免收|不收取|不收费|不予收费|无需缴纳|不需缴纳|"
                          r"\bfree(?: of charge)?\b|\bat no (?:cost|charge)\b|\bno (?:fee|charge)s?\b|"
-                         r"\b(?:in full|full cost)\b|\bnot (?:reimbursed|refunded|charged|paid)\b", re.I)
+                         r"\bnot (?:reimbursed|refunded|charged|paid)\b", re.I)
 
 
 #: a question about a penalty ("会被罚多少钱", "what is the fine")
