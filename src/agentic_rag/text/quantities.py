@@ -556,10 +556,8 @@ def _band_scale(q: Quantity) -> tuple[str, str, float] | None:
     working days", though the two are never the same value)."""
     if not isinstance(q.value, (int, float)):
         return None
-    if q.kind == "duration" and q.unit in _DURATION_BASE:
-        base, factor = _DURATION_BASE[q.unit]
-        return q.kind, "day" if base == "workday" else base, float(q.value) * factor
-    return q.kind, q.unit, float(q.value)
+    kind, unit, value = quantity_key(q)
+    return kind, "day" if unit == "workday" else unit, float(value)
 
 
 def bounded_by(value: Quantity, bound: Quantity, sentence: str) -> bool:

@@ -500,23 +500,20 @@ class Reasoner:
         for piece in split_asks(question):
             keys = {t.key for t in content_terms(piece)}
             part = [t for t in terms if t.key in keys or (t.cjk and t.text in piece)]
-            if not part:
-                follow = wanted(piece)
-                if parts and (follow.quantity or follow.answer_type in CONSTRAINING):
-                    # "……要给补贴吗？给多少？", "……要办什么手续？在哪办？": a follow-up that
-                    # names no subject asks for the amount (the place, the date ...) of the
-                    # previous part's subject, and wants its own sentence: one that states it
-                    parts.append(_Part(parts[-1].terms, follow, needs_value=follow.quantity))
-                continue
             wants = wanted(piece)
-            values = frozenset(i for i, a in enumerate(asked) if a.raw in piece)
-            pieces.append(_Part(part, wants, asked=values))
+            values = frozenset(i for i, a in enumerate(asked) if a.raw in piece) if part else frozenset()
+            if part:
+                pieces.append(_Part(part, wants, asked=values))
             known = {t.key for t in parts[-1].terms} if parts else set()
-            if known and (wants.quantity or wants.answer_type in CONSTRAINING) \
+            if parts and (wants.quantity or wants.answer_type in CONSTRAINING) \
                     and all(t.key in known and not _thing_word(t) for t in part):
-                # "……需要什么材料？能提取多少？": a follow-up that only repeats the previous
-                # part's action names no subject of its own: it asks the amount of that one
+                # a follow-up that names no subject of its own ("……要给补贴吗？给多少？",
+                # "……要办什么手续？在哪办？") or only repeats the previous part's action
+                # ("……需要什么材料？能提取多少？") asks for the amount (the place, the date ...)
+                # of the previous part's subject, and wants its own sentence: one that states it
                 parts.append(_Part(parts[-1].terms, wants, needs_value=wants.quantity, asked=values))
+                continue
+            if not part:
                 continue
             items = _listed_items(piece)
             # each listed item is asked what the question asks ("分别是什么时候": a date), an

@@ -603,7 +603,7 @@ _MONEY_LIKE = re.compile(r"\d\s*倍|[一二两三四五六七八九十]倍|免�
 
 
 #: a question about a penalty ("会被罚多少钱", "what is the fine")
-_ASKS_FINE = re.compile(r"罚|处罚|\bfine[sd]?\b|\bpenalt(?:y|ies)\b|\bsanction", re.I)
+_ASKS_FINE = re.compile(r"罚|\bfine[sd]?\b|\bpenalt(?:y|ies)\b|\bsanction", re.I)
 #: a fine and the sum it is stated with: "处二百元以下罚款", "罚款五千元", "并处违法所得一倍以上三倍以下的罚金",
 #: "a fine of up to £500", "fined EUR 200"
 _FINE = re.compile(r"(?:(?:并?处以?|可以?处)[^，。；,;：:]{0,24}?罚(?:款|金)|罚(?:款|金)[^，。；,;：:]{0,16}|"
@@ -659,21 +659,22 @@ def _states_amount(sentence: str, question: str) -> bool:
     ``question``: a value the question does not state itself, not a year, a date or an ordinal
     (第二季度); for a count or a sum (交付量, revenue), not a rate or a period it does not ask for;
     for a share (报销比例), a share: "九十日内提出" states no 报销比例."""
+    own = _without(sentence, question)  # what the sentence says beyond the question's words
     if _ASKS_SHARE.search(question) and not _ASKS_OTHER_AMOUNT.search(question):
-        return bool(_SHARE_VALUE.search(_without(sentence, question)))
+        return bool(_SHARE_VALUE.search(own))
     if asks_money(question):  # "每月十日前报送" states no 生活垃圾处理费
         if (measures := rate_measures(question)) and not measures & rate_measures(sentence):
             return False  # a fine of 五千元以上 is no 物业费 per square metre
-        rest = _without(sentence, question)
         if not _ASKS_FINE.search(question):  # a fee is not answered by the fine for not paying it
-            rest = _FINE.sub(" ", rest)
-        return any(q.kind == "money" for q in extract_quantities(rest)) or bool(_SHARE_VALUE.search(rest)) \
-            or bool(_MONEY_LIKE.search(rest)) or states_none(rest, frozenset({"money"})) or states_whole(rest)
-    if states_none(_without(sentence, question), analyze(question).kinds):
+            own = _FINE.sub(" ", own)
+        return any(q.kind == "money" for q in extract_quantities(own)) or bool(_SHARE_VALUE.search(own)) \
+            or bool(_MONEY_LIKE.search(own)) or states_none(own, frozenset({"money"})) or states_whole(own)
+    kinds = analyze(question).kinds
+    if states_none(own, kinds):
         return True  # "there is no minimum length of service": none is the amount
-    if asked_count_unit(question) is None and states_whole(_without(sentence, question), analyze(question).kinds):
+    if asked_count_unit(question) is None and states_whole(own, kinds):
         return True  # "账户全部余额" is how much can be drawn
-    if _ASKS_FREQUENCY.search(question) and rate_periods(_without(sentence, question)) - rate_periods(question):
+    if _ASKS_FREQUENCY.search(question) and rate_periods(own) - rate_periods(question):
         return True  # "多久至少收运一次" is answered by "每日至少收运一次", "how often" by "monthly"
     rest = _ORDINAL.sub(" ", _DATE_EXPR.sub(" ", sentence))
     stated = extract_quantities(rest)
