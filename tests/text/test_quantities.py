@@ -228,3 +228,20 @@ def test_a_large_figure_written_with_a_multiplier_is_rounded(fine, coarse, round
 ])
 def test_a_large_figure_stated_as_a_bound_holds_the_figures_within_it(value, bound, sentence, held):
     assert bounded_by(extract_quantities(value)[0], extract_quantities(bound)[0], sentence) is held
+
+
+@pytest.mark.parametrize(("text", "kind", "value", "unit"), [
+    # an approximate figure ("3000余人", "100多名") is still a figure, read at its stated number
+    ("活动共吸引市民3000余人参加", "count", 3000.0, "人"),
+    ("现场来了100多名志愿者", "count", 100.0, "人"),
+    ("灯会接待游客4万余人次", "count", 40000.0, "人次"),
+    ("追回欠薪30余万元", "money", 300000.0, "CNY"),
+    ("每人补助一千多元", "money", 1000.0, "CNY"),
+    ("线路全长20余公里", "number", 20.0, "km"),
+    ("工期延长了10多天", "duration", 10.0, "day"),
+])
+def test_an_approximate_figure_is_read_at_its_stated_number(text, kind, value, unit):
+    q = _one(text)
+    assert (q.kind, q.value, q.unit) == (kind, value, unit)
+    assert extract_quantities("其余人员由街道统一安排") == []
+

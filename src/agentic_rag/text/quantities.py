@@ -292,6 +292,8 @@ def _alt(units: dict[str, str], ascii_only: bool | None = None) -> str:
 _CN_GUARD = rf"(?<![第{CN_NUMERAL_CHARS}\d.])"
 _I = re.IGNORECASE
 _YEAR4 = rf"(?:\d{{4}}|[{CN_NUMERAL_CHARS}]{{4}})"
+#: an approximate number's mark between it and its unit: 3000余人, 100多名, 3万余元, 10多天
+_ABOUT = r"(?:多|余)?"
 _SMALL = rf"(?:\d{{1,2}}|[{CN_NUMERAL_CHARS}]{{1,3}})"
 
 _RULES: tuple[_Rule, ...] = (
@@ -307,7 +309,7 @@ _RULES: tuple[_Rule, ...] = (
         rf"(?P<pre>US\$|[$＄¥￥€£]|\b(?:RMB|CNY|USD|EUR|GBP|JPY|HKD)\s?)\s*(?P<n>{_ASCII_NUM})\s*(?P<mult>[万亿千]|\b(?:thousand|million|billion|bn|k|m)\b)?", _I),
           _money),
     _Rule("money-zh", re.compile(
-        rf"{_CN_GUARD}(?P<n>{_NUM})\s*(?P<mult>[万亿])?\s*(?P<cur>元|块|美元|人民币|欧元|英镑|日元|港元|港币)"), _money),
+        rf"{_CN_GUARD}(?P<n>{_NUM})\s*{_ABOUT}(?P<mult>[万亿])?\s*{_ABOUT}(?P<cur>元|块|美元|人民币|欧元|英镑|日元|港元|港币)"), _money),
     _Rule("money-en", re.compile(
         rf"\b(?P<n>{_ASCII_NUM})\s*(?P<mult>thousand|million|billion)?\s*(?P<cur>yuan|dollars?|euros?|RMB|CNY|USD|EUR|GBP|JPY|HKD)\b", _I),
           _money),
@@ -331,17 +333,17 @@ _RULES: tuple[_Rule, ...] = (
     _Rule("date-en-md", re.compile(rf"\b(?P<mon>{_MONTH_RE})\s+(?P<d>\d{{1,2}})(?:st|nd|rd|th)?\b(?![.,]?\d)", _I), _date_en_md),
     _Rule("date-zh-year", re.compile(rf"(?<![\d{CN_NUMERAL_CHARS}])(?P<y>{_YEAR4})\s*年(?!\s*(?:度?以[上下内]|[内间]))"),
           _date_year),
-    _Rule("number-zh", re.compile(rf"{_CN_GUARD}(?P<n>{_NUM})\s*(?P<u>{_alt(_NUMBER_UNITS, False)})"), _number),
+    _Rule("number-zh", re.compile(rf"{_CN_GUARD}(?P<n>{_NUM})\s*{_ABOUT}(?P<u>{_alt(_NUMBER_UNITS, False)})"), _number),
     _Rule("duration-half", re.compile(r"半年|半个月"), _half),
     _Rule("duration-zh", re.compile(
-        rf"{_CN_GUARD}(?<!月)(?P<n>{_NUM})\s*(?:多)?(?P<u>{_alt(_DURATION_UNITS, False)})"), _duration),
+        rf"{_CN_GUARD}(?<!月)(?P<n>{_NUM})\s*{_ABOUT}(?P<u>{_alt(_DURATION_UNITS, False)})"), _duration),
     _Rule("duration-en", re.compile(
         rf"\b(?P<n>{_EN_NUM})[\s-]+(?:(?:consecutive|full|whole)\s+)?(?P<u>(?:business|working|calendar)\s+days?|workdays?|days?|weeks?|months?|years?|hours?|minutes?)\b(?![\s-]+old\b)", _I),
           _duration),
     _Rule("number-en", re.compile(rf"\b(?P<n>{_EN_NUM})\s*(?P<u>years old|km|kg|sq m|°C|metres?|meters?|cm)(?![A-Za-z])", _I),
           _number),
     _Rule("count-zh", re.compile(
-        rf"{_CN_GUARD}(?P<n>{_NUM})\s*(?P<u>{_alt(_COUNT_UNITS, False)})(?![性员口])"), _count),
+        rf"{_CN_GUARD}(?P<n>{_NUM})\s*{_ABOUT}(?P<u>{_alt(_COUNT_UNITS, False)})(?![性员口])"), _count),
     _Rule("count-en", re.compile(rf"\b(?P<n>{_EN_NUM})\s+(?P<u>{_alt(_COUNT_UNITS, True)})\b", _I), _count),
 )
 
