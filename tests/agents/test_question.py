@@ -49,6 +49,11 @@ from agentic_rag.agents.reasoner.question import (
     ("The ferry leaves from where?", "place"),
     # a work is asked for by its title
     ("去年青岚电影节的最佳影片是哪部电影？", "name"),
+    # the penalty for an act: the clause that states the duty is no answer
+    ("在绿地里烧烤会被怎么处罚？", "sanction"),
+    ("施工单位夜间违规作业会受到什么处罚", "sanction"),
+    ("What is the penalty for missing the filing deadline?", "sanction"),
+    ("在绿地里烧烤要罚多少钱？", "number"),  # a sum of money is a number
 ])
 def test_the_answer_type_comes_from_the_question_wording(question: str, kind: str) -> None:
     assert analyze(question).answer_type == kind
@@ -148,6 +153,10 @@ def test_a_person_is_not_named_by_a_title_or_a_phrase_in_quotes() -> None:
     ("今年马拉松的报名人数是多少", "人"),
     ("本届运动会志愿者数量", "人"),
     ("全省公交车数量", None),
+    # "多少" with a noun for people and no measure word
+    ("今年灯会一共来了多少游客？", "人"),
+    ("开幕式上有多少观众", "人"),
+    ("需要缴纳多少生活垃圾处理费", None),
 ])
 def test_the_unit_a_how_many_question_counts_in(question: str, unit: str | None) -> None:
     assert asked_count_unit(question) == unit
@@ -215,6 +224,9 @@ def test_a_time_zone_is_no_place() -> None:
     ("谁是本届运动会的第一棒火炬手", "他把火炬交给了第一棒火炬手——韩立秋", True),
     ("谁是本届运动会的第一棒火炬手", "今年62岁的火炬手代表说，这是莫大的荣誉", False),
     ("How much does the ticket cost?", "The ticket costs 20 dollars.", False),  # Chinese frames only
+    # "X是哪个部门" read backwards: the answer before the copula, the question's words after it
+    ("全市供水管理的主管部门是哪个部门？", "市水务局是本市供水管理的主管部门，负责组织实施本条例。", True),
+    ("全市供水管理的主管部门是哪个部门？", "市水务局应当会同有关部门编制供水规划。", False),
 ])
 def test_a_sentence_fills_the_place_of_the_question_word(question: str, sentence: str, fills: bool) -> None:
     assert fills_slot(sentence, question) is fills
@@ -300,3 +312,39 @@ def test_a_sentence_defines_the_term_it_opens_not_one_it_mentions() -> None:
     # the defining sentence fills the slot "什么是……" opens; a sentence mentioning the term does not
     assert fills_slot("质押率是指贷款金额与质押物价值的比例。", "什么是质押率？")
     assert not fills_slot("质押率最高不超过百分之七十。", "什么是质押率？")
+
+
+def test_a_count_of_people_in_person_times_answers_how_many_people_came() -> None:
+    question = "今年灯会一共来了多少游客？"
+    assert carries("number", "灯会累计接待游客12.6万人次，比上届增加两成。", question)
+    assert not carries("number", "为期十天的灯会昨晚在滨江公园闭幕。", question)  # a span is no count
+
+
+@pytest.mark.parametrize("question, money", [
+    ("小区物业每月最多能收多少停车费？", True),
+    ("What is the maximum fine the regulator can impose for a late report?", True),
+    ("What is the annual fee for a parking permit?", True),
+    ("这所学校今年招收多少学生？", False),
+    ("窗口每天收到多少份申请？", False),
+])
+def test_a_question_for_a_sum_charged_asks_for_money(question: str, money: bool) -> None:
+    from agentic_rag.agents.reasoner.question import asks_money
+
+    assert asks_money(question) is money
+
+
+def test_a_penalty_question_is_answered_by_a_sentence_stating_a_penalty() -> None:
+    question = "在绿地里烧烤会被怎么处罚？"
+    assert not carries("sanction", "禁止在公园绿地内烧烤、露营。", question)
+    assert carries("sanction", "违反本条例第十二条规定的，由城市管理部门责令改正，处二百元以上一千元以下罚款。", question)
+    assert carries("sanction", "Anyone who misses the deadline twice faces disciplinary action.",
+                   "What is the penalty for missing the deadline?")
+
+
+
+def test_a_body_named_in_the_place_the_question_asks_carries_the_answer() -> None:
+    # the question's own words (主管部门) make up the body's name; read backwards, the sentence
+    # still names the body that answers
+    question = "全市供水管理的主管部门是哪个部门？"
+    assert carries("organization", "市城乡建设主管部门是本市供水管理的主管部门。", question)
+    assert not carries("organization", "供水管理的主管部门应当公布服务标准。", question)

@@ -12,6 +12,11 @@ def test_item_references_name_the_clause_and_its_items():
     assert item_references("依照本办法第十五条规定处理。") == []  # a whole clause, no item
 
 
+def test_a_range_of_items_names_every_item_in_it():
+    assert item_references("违反本规定第九条第一项至第四项规定的，处二百元罚款。") == [("9", [1, 2, 3, 4])]
+    assert item_references("有本规定第九条第（二）项至第（三）项、第（六）项情形的") == [("9", [2, 3, 6])]
+
+
 def test_item_text_reads_either_kind_of_bracket_and_misses_an_absent_item():
     clause = "第八条 下列事项由村民会议决定：\n（一）修订村规民约；\n(二)使用集体公益金；\n（四）调整宅基地。"
     assert item_text(clause, 1) == "修订村规民约"

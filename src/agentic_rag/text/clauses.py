@@ -15,7 +15,7 @@ import re
 
 from agentic_rag.text.numerals import CN_NUMERAL_CHARS, cn_to_int, int_to_cn
 
-__all__ = ["clause_matches", "clause_number", "item_references", "item_text"]
+__all__ = ["ASKS_PENALTY", "BREACH_CUE", "clause_matches", "clause_number", "item_references", "item_text"]
 
 _PREFIXES = ("第", "article", "art.", "section", "sec.", "§", "clause")
 _SUB = re.compile(r"^(?P<main>.+?)条之(?P<sub>.+)$")
@@ -44,20 +44,34 @@ def clause_matches(wanted: str, clause: str | None, clause_no: str | None) -> bo
     return bool(want) and want in {clause_number(clause or ""), (clause_no or "").lower()}
 
 
+#: a question about the penalty for an act ("会被怎么罚", "罚多少钱", "承担什么法律责任", "what is the fine")
+ASKS_PENALTY = re.compile(r"罚|处分|法律责任|\bfine[sd]?\b|\bpenalt(?:y|ies)\b|\bsanctions?\b", re.I)
+#: how a penalty clause names the clause whose breach it punishes ("违反本条例第二十一条……规定的，处……罚款")
+BREACH_CUE = "违反"
+
 _CN = rf"[{CN_NUMERAL_CHARS}\d]+"
 #: "本条例第十一条第（五）项和第（六）项", "第四十条第一项、第二项": a clause's numbered items
 _ITEM_REF = re.compile(rf"第(?P<no>{_CN})条(?:第{_CN}款)?(?P<items>(?:(?:和|及|、|或者|至)?第?[（(]?{_CN}[)）]?项)+)")
-_ITEM_NO = re.compile(rf"[（(]?({_CN})[)）]?项")
+_ITEM_NO = re.compile(rf"(至)?第?[（(]?({_CN})[)）]?项")
+#: the most items a range of a clause's items spans ("第一项至第四项")
+_MAX_RANGE = 30
 
 
 def item_references(sentence: str) -> list[tuple[str, list[int]]]:
     """The numbered items of clauses ``sentence`` refers to, as (clause number, item numbers):
-    "决定本条例第十一条第（五）项和第（六）项规定的事项" -> [("11", [5, 6])]. A range ("第一项至第三项")
-    names its ends only."""
+    "决定本条例第十一条第（五）项和第（六）项规定的事项" -> [("11", [5, 6])]; a range
+    ("第一项至第四项") names every item from one end to the other."""
     out: list[tuple[str, list[int]]] = []
     for m in _ITEM_REF.finditer(sentence):
         no = cn_to_int(m.group("no"))
-        items = [n for n in (cn_to_int(x) for x in _ITEM_NO.findall(m.group("items"))) if n is not None]
+        items: list[int] = []
+        for joint, x in _ITEM_NO.findall(m.group("items")):
+            n = cn_to_int(x)
+            if n is None:
+                continue
+            if joint == "至" and items and items[-1] < n <= items[-1] + _MAX_RANGE:
+                items.extend(range(items[-1] + 1, n))
+            items.append(n)
         if no is not None and items:
             out.append((str(no), items))
     return out

@@ -30,9 +30,9 @@ MAX_MISSING_SHARE = 0.25
 #: asked ("未找到关于停车服务费的金额", "no date found on the renewal")
 UNSTATED_WORDS: dict[str, dict[str, str]] = {
     "zh": {"date": "日期或时间", "number": "具体数值", "money": "金额", "person": "人员", "organization": "机构",
-           "place": "地点", "name": "名称"},
+           "place": "地点", "name": "名称", "sanction": "处罚"},
     "en": {"date": "date", "number": "figure", "money": "amount", "person": "person", "organization": "body",
-           "place": "place", "name": "name"},
+           "place": "place", "name": "name", "sanction": "penalty"},
 }
 
 

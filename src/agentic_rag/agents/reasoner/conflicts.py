@@ -37,7 +37,7 @@ from agentic_rag.text.terms import atoms, is_nounish, segment, stem, word_tag
 from agentic_rag.text.tokenize import dictionary_generation
 from agentic_rag.types import Chunk, Quantity
 
-__all__ = ["Fact", "aligned_conflicts", "facts_of", "find_conflicts", "matter_label", "matter_terms", "stated",
+__all__ = ["Fact", "aligned_conflicts", "facts_of", "find_conflicts", "replaced_conflict", "matter_label", "matter_terms", "stated",
            "same_fact_matter", "same_matter", "value_differences"]
 
 _SEGMENT_END = re.compile(r"[，,；;：:（）()“”\"]")
@@ -655,6 +655,20 @@ def _value_quantity(text: str) -> Quantity:
         return found[0]
     return Quantity(kind="entity", value=re.sub(r"\s+", " ", normalize_digits(text)).strip().lower(),
                     unit="", raw=text.strip())
+
+
+def replaced_conflict(new: tuple[str, Chunk, int], old: tuple[str, Chunk, int],
+                      values: tuple[str, str]) -> list[Fact] | None:
+    """The conflict an amending item states when it replaces a name in a clause ("将第五条中的
+    “市住房和城乡建设主管部门”修改为“市交通运输主管部门”"): the clause's own wording and the
+    item's (``new`` and ``old`` are (sentence, chunk, rank), ``values`` the (old, new) words).
+    None for amounts, which the facts of the item as amended already state."""
+    was, now = values
+    if extract_quantities(was) or extract_quantities(now) or was not in old[0]:
+        return None
+    matter = matter_terms(old[0].replace(was, " "))
+    return [Fact(new[1], new[0], _value_quantity(now), matter, new[2], matter, ()),
+            Fact(old[1], old[0], _value_quantity(was), matter, old[2], matter, ())]
 
 
 def aligned_conflicts(sentences: Sequence[tuple[str, Chunk, int]],

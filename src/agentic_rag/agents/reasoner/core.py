@@ -74,6 +74,7 @@ from agentic_rag.agents.reasoner.conflicts import (
     aligned_conflicts,
     facts_of,
     find_conflicts,
+    replaced_conflict,
 )
 from agentic_rag.agents.reasoner.factcheck import check_sentence
 from agentic_rag.agents.reasoner.question import (
@@ -103,6 +104,7 @@ from agentic_rag.agents.retriever.multihop import needs_hop
 from agentic_rag.agents.vocabulary import TextCover, Vocabulary, packaged_vocabulary, shared_cover
 from agentic_rag.config import ReasonerSettings
 from agentic_rag.ingest.edges import amended_clauses, amended_title
+from agentic_rag.ingest.metadata import promulgation
 from agentic_rag.text.clauses import clause_matches, clause_number, item_references, item_text
 from agentic_rag.text.language import is_cjk
 from agentic_rag.text.names import extract_names, fold
@@ -584,6 +586,7 @@ class Reasoner:
         counted = ordinals(route.question)
         periods = rate_periods(route.question) if plan.wants.quantity else frozenset()
         negated = _negated(route.question)
+        asks_making = bool(_ASKS_MAKING.search(route.question))
         for idx, ev in enumerate(evidence):
             chunk = ev.chunk
             title = unstamped(chunk.title)  # a snippet's first line may be its title, stamp and all
@@ -598,6 +601,8 @@ class Reasoner:
             factor = _version_factor(chunk, route)
             dense = dense_signal(ev.scores["vector"]) if "vector" in ev.scores else (0.0 if dense_leg else None)
             for pos, sent in enumerate(self._sentences(chunk, lang, plan.wants.enumeration)):
+                if not asks_making and _is_promulgation_note(sent.quote):
+                    continue  # when and by whom the act was adopted answers only a question about that
                 sent.ev, sent.idx, sent.factor, sent.position, sent.dense = ev, idx, factor, pos, dense
                 if _unasked_condition(sent.text, asked, plan.wants.answer_type in _NAME_TYPES):
                     sent.factor *= C.CONDITION_FACTOR
@@ -813,11 +818,23 @@ class Reasoner:
         facts, owner = _facts_of(relevant)
         groups = find_conflicts(facts)
         # prose: another document's version of a quoted sentence with one value changed
-        by_quote = {(s.chunk.chunk_id, s.quote): s for s in relevant}
-        for group in aligned_conflicts([(s.quote, s.chunk, s.idx) for s in relevant]):
+        # an amending item is read as the clause it makes ("将第五条中的“A”修改为“B”" says the
+        # clause now names B)
+        stated = {id(s): _stated(s, relevant) for s in relevant}
+        by_quote = {(s.chunk.chunk_id, stated[id(s)]): s for s in relevant}
+        for group in aligned_conflicts([(stated[id(s)], s.chunk, s.idx) for s in relevant]):
             for f in group:
                 owner[id(f)] = by_quote[(f.chunk.chunk_id, f.sentence)]
             groups.append(group)
+        # an amending item that puts another name in a clause: the two names disagree
+        for item in relevant:
+            for values in _REPLACED.findall(item.quote):
+                for clause in (c for c in relevant if _amends(item, c)):
+                    group = replaced_conflict((stated[id(item)], item.chunk, item.idx),
+                                              (clause.quote, clause.chunk, clause.idx), values)
+                    if group:
+                        owner[id(group[0])], owner[id(group[1])] = item, clause
+                        groups.append(group)
         # the things a question lists ("英特尔和英伟达的营收") are each their own subject: two
         # statements each naming another of them do not contradict each other
         items = [p.focus for p in plan.parts if p.focus]
@@ -1146,12 +1163,30 @@ def _facts_of(sentences: Sequence[_Sentence]) -> tuple[list[Fact], dict[int, _Se
     facts: list[Fact] = []
     owner: dict[int, _Sentence] = {}
     for s in sentences:
-        # the clause an item replaces words in is looked up only for such an item
-        amended = [c.quote for c in sentences if _amends(s, c)] if _REPLACED.search(s.quote) else []
-        for f in facts_of(_as_amended(s.quote, amended), s.chunk, s.idx):
+        for f in facts_of(_stated(s, sentences), s.chunk, s.idx):
             owner[id(f)] = s
             facts.append(f)
     return facts, owner
+
+
+def _stated(s: _Sentence, sentences: Sequence[_Sentence]) -> str:
+    """What a sentence states: its quote, or for an amending act's item the clause as amended
+    (:func:`_as_amended`, with the clause it replaces words in looked up among ``sentences``)."""
+    amended = [c.quote for c in sentences if _amends(s, c)] if _REPLACED.search(s.quote) else []
+    return _as_amended(s.quote, amended)
+
+
+#: a question about how an act was made or changed: its promulgation note answers it
+#: ("什么时候通过的", "修正过几次", "when was the act amended")
+_ASKS_MAKING = re.compile(r"通过|批准|修正|修订|修改|公布|颁布|施行|生效|制定|出台|发布|"
+                          r"\b(?:adopt|pass|amend|enact|promulgat|approv|effective|in force)", re.I)
+
+
+def _is_promulgation_note(sentence: str) -> bool:
+    """Whether ``sentence`` is an act's promulgation note, in brackets under its title:
+    "（2019年3月1日……会议通过　2019年5月30日……批准）"."""
+    text = sentence.strip()
+    return text[:1] in "（(" and text[-1:] in "）)" and bool(promulgation(text))
 
 
 def _link_hops(sentences: Sequence[_Sentence], plan: _Plan) -> None:

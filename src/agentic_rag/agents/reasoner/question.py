@@ -32,19 +32,22 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from agentic_rag.text.clauses import ASKS_PENALTY
 from agentic_rag.text.dates import MONTH
 from agentic_rag.text.quantities import extract_quantities, rate_measures, rate_periods
 
-__all__ = ["states_none", "states_whole", "asks_money", "Asked", "AnswerType", "analyze", "split_asks", "carries", "unasked_kind", "is_proper_name", "names_new", "quotes_new_name", "new_quantity_kinds",
+__all__ = ["states_none", "states_whole", "asks_money", "counts_in", "Asked", "AnswerType", "analyze", "split_asks", "carries", "unasked_kind", "is_proper_name", "names_new", "quotes_new_name", "new_quantity_kinds",
            "lists_items",
            "reads_as_procedure", "fills_slot", "scene", "asked_meaning", "defines", "ordinals", "CONSTRAINING"]
 
 AnswerType = str  # one of ANSWER_TYPES
-ANSWER_TYPES = ("date", "number", "person", "organization", "place", "name", "list", "yes_no",
+ANSWER_TYPES = ("date", "number", "person", "organization", "place", "name", "sanction", "list", "yes_no",
                 "definition", "comparison", "other")
 #: answer types a sentence can fail to carry (a yes/no or a definition fits any sentence, and a
-#: single item may answer "which ones"); "name" is what something is called (吉祥物叫什么)
-CONSTRAINING = frozenset({"date", "number", "person", "organization", "place", "name"})
+#: single item may answer "which ones"); "name" is what something is called (吉祥物叫什么);
+#: "sanction" the penalty for an act (会被怎么罚, "what is the penalty for ..."): the clause that
+#: states the duty is no answer, the one that states what follows its breach is
+CONSTRAINING = frozenset({"date", "number", "person", "organization", "place", "name", "sanction"})
 
 
 @dataclass(frozen=True)
@@ -140,6 +143,12 @@ _PLACE = re.compile(
     r"\bwhat (?:city|country|state|place|county|region|province|town|continent)\b", re.I)
 _NAME = re.compile(r"叫什么|名字|名称|全称|简称|称号|口号|哪一?部(?![门分署委])|哪本|哪首|哪款|\bwhat (?:is|was|are|were) (?:the |its |their )?(?:\w+ )?"
                    r"(?:name|title|nickname|motto|slogan)\b|\bcalled what\b|\bwhat (?:is|was) \w+ called\b", re.I)
+#: a question for the penalty for an act: 会被怎么罚, 如何处罚, 受到什么处罚, "what is the penalty
+#: for ...", "can I be fined" (a sum of money it asks for is a number: 罚多少钱); not "承担什么责任",
+#: which a civil rule answers as often (追加为第三人, 视为已订立合同)
+_SANCTION_ASKED = re.compile(
+    r"(?:怎么|怎样|如何|什么|哪些|何种)(?:样的)?(?:处罚|处分|罚|惩罚)|被罚吗|会被罚|\bwhat (?:is|are|was|would be) the (?:\w+ )?(?:penalt(?:y|ies)|sanctions?|consequences?)\b|"
+    r"\bwhat (?:penalt(?:y|ies)|sanctions?)\b|\b(?:can|could|will|would) (?:i|we|they|you|he|she|the \w+) be fined\b", re.I)
 _DEFINITION = re.compile(
     r"什么是|是什么|是指|指什么|含义|定义|意思|怎么|如何|怎样|流程|步骤|手续|程序|需要什么|需要哪些材料|"
     r"\bwhat (?:is|are|does|do) \b|\bhow (?:do|does|can|should|to|is|are)\b|\bprocedure\b|\bwhat happens\b|"
@@ -179,6 +188,8 @@ def _analyze(text: str) -> Asked:
         kind = "place"
     elif _NAME.search(text):
         kind = "name"
+    elif _SANCTION_ASKED.search(text):
+        kind = "sanction"
     elif enumeration:
         kind = "list"
     elif _DEFINITION.search(text):
@@ -358,11 +369,15 @@ def carries(answer_type: AnswerType, sentence: str, question: str = "") -> bool:
     if answer_type not in CONSTRAINING:
         return True
     sentence = unstamped(sentence)
+    if answer_type == "sanction":  # the question's own 罚款 is what the sentence must state
+        return _carries(answer_type, sentence)
     if answer_type == "number" and question:
         return _states_amount(sentence, question)
-    # a name in the place of the role asked carries it, known to the dictionary or not (导演杨冬)
+    # a name in the place of the role asked carries it, known to the dictionary or not (导演杨冬),
+    # and so does a body named where the question's frame asks for one, although the question's
+    # words make up its name ("市交通运输主管部门是本市停车管理的主管部门")
     return _carries(answer_type, _without(sentence, question) if question else sentence) \
-        or bool(question) and answer_type == "person" and fills_slot(sentence, question)
+        or bool(question) and answer_type in ("person", "organization") and fills_slot(sentence, question)
 
 
 #: Chinese question words (谁都 / 谁也 is "anyone", no question); a sentence using the one its
@@ -414,6 +429,9 @@ class _Frame:
     #: the role the question asks to fill, with the rest of its clause: a name right after the
     #: role fills it too (导演杨冬, 编剧为王某某)
     role: tuple[re.Pattern[str], re.Pattern[str]] | None = None
+    #: "X是哪个部门" read backwards: the answer before the copula, the question's words after it
+    #: ("市交通运输主管部门是本市停车管理的主管部门", "张某是该片的导演")
+    inverse: re.Pattern[str] | None = None
 
 
 def _role_patterns(role: str) -> tuple[re.Pattern[str], re.Pattern[str]]:
@@ -479,6 +497,10 @@ def fills_slot(sentence: str, question: str) -> bool:
                 continue
         if _carries(frame.answer_type, _without(gap, question)):
             return True
+    for m in frame.inverse.finditer(sentence) if frame.inverse is not None else ():
+        gap = m.group("gap").strip()
+        if gap not in question and _without(gap, question).strip() and _carries(frame.answer_type, gap):
+            return True
     return False
 
 
@@ -506,6 +528,7 @@ def _frame(question: str) -> _Frame | None:
     if _ASKS_INSTANCE.fullmatch(tokens[at]) and after:
         after = after[1:]  # 什么地方, 哪个国家: the class noun is what the answer is an instance of
     i = len(before) - 1
+    copula = i >= 0 and before[i] in ("是", "为")
     if i >= 0 and before[i] in _COPULA:
         i -= 1
     left = before[i] if i >= 0 and before[i] not in _COPULA else None
@@ -518,8 +541,10 @@ def _frame(question: str) -> _Frame | None:
         return _Frame(re.compile(f"{re.escape(left)}(?P<gap>{_GAP % 20}){re.escape(right)}"), answer_type)
     if left and len(left) >= 2:  # "起售价是多少": the value that follows the words
         # "编剧是谁": also the name right after the role, however the sentence goes on
+        inverse = re.compile(f"(?:^|(?<=[，。；！？,;!?]))(?P<gap>{_GAP % 20})(?:是|为)[^，。；！？,;!?]{{0,20}}?"
+                             f"{re.escape(left)}{_END}") if copula and not right else None
         return _Frame(re.compile(f"{re.escape(left)}(?P<gap>{_GAP % 12}){_END}"), answer_type, open_end=True,
-                      role=_role_patterns(left) if answer_type == "person" and not right else None)
+                      role=_role_patterns(left) if answer_type == "person" and not right else None, inverse=inverse)
     if right and len(right) >= 2:  # "谁执导了……": the name that precedes the word
         return _Frame(re.compile(f"(?:^|[，。；！？,;!?由被])(?P<gap>{_GAP % 12}){re.escape(right)}"), answer_type)
     return ends_on_role
@@ -589,12 +614,13 @@ _SHARE_VALUE = re.compile(r"\d\s*[%％‰]|百分之|千分之|分之[一二三�
 _ASKS_MONEY = re.compile(
     r"多少钱|几块钱|多少元|几元|多少费用|费用(?:是|为)?多少|"
     r"(?:(?:[费钱款租价]|金(?!牌))[^，。；？?]*?|(?=[^，。；？?]*(?:[费钱款租价]|金(?!牌))))"
-    r"(?<![提递移转])[交缴付罚赔](?:了|上)?多少"
+    r"(?<![提递移转招接吸验])[交缴付罚赔收](?:了|上|取)?多少"
     r"(?![天日年月周次人个位项条岁号期份件])|"
     r"\bhow much (?:money\b|(?:do|does|did|will|would|can|could|should)\b(?! it take)|"
     r"(?:is|are|was) (?:the|a|an|my|our) (?:fee|fine|charge|price|cost|allowance|stipend|deposit|rent|salary|bonus|"
     r"payout|refund|reimbursement|compensation)s?\b)|"
-    r"\bwhat (?:is|are|was) the (?:fee|fine|price|cost|charge)s?\b|\bhow much\b.{0,40}\bcost\b", re.I)
+    r"\bwhat (?:is|are|was|would be) the (?:(?:maximum|minimum|highest|lowest|largest|total|usual|standard|daily|weekly|"
+    r"monthly|annual|yearly|hourly) )?(?:fee|fine|price|cost|charge)s?\b|\bhow much\b.{0,40}\bcost\b", re.I)
 #: ... is answered by money, by a share or a multiple of a sum ("按工资的50%", "违法所得一倍以上
 #: 五倍以下罚款"), by its absence ("免费", "free of charge") or by the whole sum (:func:`states_whole`)
 _MONEY_LIKE = re.compile(r"\d\s*倍|[一二两三四五六七八九十]倍|免费|免收|不收取|不收费|不予收费|无需缴纳|不需缴纳|"
@@ -602,8 +628,6 @@ _MONEY_LIKE = re.compile(r"\d\s*倍|[一二两三四五六七八九十]倍|免�
                          r"\bnot (?:reimbursed|refunded|charged|paid)\b", re.I)
 
 
-#: a question about a penalty ("会被罚多少钱", "what is the fine")
-_ASKS_FINE = re.compile(r"罚|\bfine[sd]?\b|\bpenalt(?:y|ies)\b|\bsanction", re.I)
 #: a fine and the sum it is stated with: "处二百元以下罚款", "罚款五千元", "并处违法所得一倍以上三倍以下的罚金",
 #: "a fine of up to £500", "fined EUR 200"
 _FINE = re.compile(r"(?:(?:并?处以?|可以?处)[^，。；,;：:]{0,24}?罚(?:款|金)|罚(?:款|金)[^，。；,;：:]{0,16}|"
@@ -665,7 +689,7 @@ def _states_amount(sentence: str, question: str) -> bool:
     if asks_money(question):  # "每月十日前报送" states no 生活垃圾处理费
         if (measures := rate_measures(question)) and not measures & rate_measures(sentence):
             return False  # a fine of 五千元以上 is no 物业费 per square metre
-        if not _ASKS_FINE.search(question):  # a fee is not answered by the fine for not paying it
+        if not ASKS_PENALTY.search(question):  # a fee is not answered by the fine for not paying it
             own = _FINE.sub(" ", own)
         return any(q.kind == "money" for q in extract_quantities(own)) or bool(_SHARE_VALUE.search(own)) \
             or bool(_MONEY_LIKE.search(own)) or states_none(own, frozenset({"money"})) or states_whole(own)
@@ -682,7 +706,7 @@ def _states_amount(sentence: str, question: str) -> bool:
     unit = asked_count_unit(question)
     if unit is not None:  # "有多少人" is not answered by "一辆大巴", nor by "19岁" or "10公里"
         # a fraction of them is ("经到会人员三分之二以上同意" for "需要多少人同意")
-        found = [q for q in found if q.kind == "count" and q.unit == unit or q.kind == "number" and not q.unit
+        found = [q for q in found if q.kind == "count" and counts_in(q.unit, unit) or q.kind == "number" and not q.unit
                  or q.kind == "percent" and _FRACTION.search(q.raw)]
     found = [q for q in found if not unasked_kind(question, q.kind)]
     if found:
@@ -790,21 +814,41 @@ def asked_count_unit(question: str) -> str | None:
     place of the question word; None when it names none (多少, 多少钱)."""
     probe = _HOW_MANY.sub(lambda m: "2 " if m.group(0).isascii() else "2", question)
     units = {q.unit for q in extract_quantities(probe) if q.kind == "count" and q.raw.startswith("2")}
-    if not units and _COUNTS_PEOPLE.search(question):
+    if not units and (_COUNTS_PEOPLE.search(question) or _counts_people_noun(question)):
         return "人"
     return units.pop() if len(units) == 1 else None
 
 
 #: a question that asks how many people without a measure word: 报名人数, 运动员数量, 参赛者总数
 #: (a noun for people ends in 员, 者, 生, 手, 客, 民, 工, 人 ...)
-_COUNTS_PEOPLE = re.compile(r"人数|[\u4e00-\u9fff](?:员|者|生|手|客|民|工|人|师|兵)的?(?:数量|数目|总数)")
+_PEOPLE_END = "员者生手客民工人师兵众"
+_COUNTS_PEOPLE = re.compile(rf"人数|[\u4e00-\u9fff][{_PEOPLE_END}]的?(?:数量|数目|总数)")
+#: a count of people in person-times (接待观众21万人次) counts the people asked about
+_SAME_COUNT = {"人次": "人"}
+
+
+def counts_in(unit: str, asked: str) -> bool:
+    """Whether a count in ``unit`` answers a question counting in ``asked`` (21万人次 answers
+    多少观众, which counts people)."""
+    return _SAME_COUNT.get(unit, unit) == _SAME_COUNT.get(asked, asked)
+
+
+def _counts_people_noun(question: str) -> bool:
+    """Whether "多少 / 几" asks a number of people by a noun for them, with no measure word
+    (来了多少观众, 有多少志愿者): the word right after it ends like one (众, 者, 员, 客 ...)."""
+    from agentic_rag.text.terms import segment
+
+    tokens = [t for t in segment(question) if not t.isspace()]
+    return any(t in ("多少", "几") and i + 1 < len(tokens) and len(tokens[i + 1]) >= 2
+               and re.fullmatch(r"[\u4e00-\u9fff]+", tokens[i + 1]) and tokens[i + 1][-1] in _PEOPLE_END
+               for i, t in enumerate(tokens))
 
 
 @lru_cache(maxsize=16384)
 def _new_kinds(sentence: str, question: str) -> frozenset[str]:
     rest = _without(sentence, question) if question else sentence
     unit = asked_count_unit(question) if question else None
-    return frozenset("other_count" if q.kind == "count" and unit is not None and q.unit != unit
+    return frozenset("other_count" if q.kind == "count" and unit is not None and not counts_in(q.unit, unit)
                      else "age" if q.unit == "岁" else q.kind
                      for q in extract_quantities(rest))
 
@@ -814,8 +858,18 @@ _CLOCK_ZONE = re.compile(r"(?:北京|当地|美东|美西|东部|西部|中部|�
                          r"欧洲中部|香港|台北|首尔|悉尼)时间")
 
 
+#: a sentence stating a penalty: a fine, a warning, an order, a revoked licence, liability, dismissal
+_SANCTION = re.compile(
+    r"罚款|罚金|处罚|处分|警告|责令|拘留|吊销|没收|暂扣|扣留|追究|通报批评|记过|降级|撤职|开除|赔偿|"
+    r"(?:并?处|可以?处)[^，。；]{0,12}[元倍]|承担[^，。；]{0,10}责任|"
+    r"\b(?:fined?|fines|penalt(?:y|ies)|disciplinary|dismiss(?:al|ed)?|sanctions?|warnings?|suspen(?:ded|sion)|"
+    r"revoked?|liable|prosecut(?:ed|ion)|forfeit(?:ed|s)?)\b", re.I)
+
+
 @lru_cache(maxsize=16384)
 def _carries(answer_type: str, sentence: str) -> bool:
+    if answer_type == "sanction":
+        return bool(_SANCTION.search(sentence))
     if answer_type == "date":
         return bool(_DATE_WORDS.search(sentence)) or any(q.kind in ("date", "duration")
                                                          for q in extract_quantities(sentence))

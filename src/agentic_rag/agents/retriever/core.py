@@ -49,7 +49,7 @@ from agentic_rag.agents.retriever.fusion import fuse_rrf, fuse_weighted, minmax
 from agentic_rag.agents.retriever.legs import BM25Leg, Leg, LegQuery, VectorLeg
 from agentic_rag.agents.sufficiency import coverage, key_terms
 from agentic_rag.agents.vocabulary import Vocabulary, load_synonyms
-from agentic_rag.text.clauses import clause_matches, clause_number
+from agentic_rag.text.clauses import ASKS_PENALTY, BREACH_CUE, clause_matches, clause_number
 from agentic_rag.text.names import title_matches, title_within
 from agentic_rag.text.similarity import char_bigrams, jaccard, sampled_grams, squash
 from agentic_rag.config import RetrievalSettings
@@ -513,7 +513,7 @@ class Retriever:
         if self.settings.diversity:
             order = self._diversify(order, pool, trace)
         order = order[:k]
-        order, extra_scores = self._with_counterparts(order, pool, k, trace)
+        order, extra_scores = self._with_counterparts(order, pool, k, trace, route.question)
         first_round = {}
         for q in queries:
             for c in q.fused:
@@ -538,8 +538,9 @@ class Retriever:
         return evidence
 
     def _with_counterparts(self, order: list[str], pool: dict[str, float], k: int,
-                           trace: list[TraceEvent]) -> tuple[list[str], dict[str, float]]:
-        """The clauses that each top clause defers to (``REFERENCES``, at most two), and the
+                           trace: list[TraceEvent], question: str = "") -> tuple[list[str], dict[str, float]]:
+        """The clauses that each top clause defers to (``REFERENCES``, at most two), the clauses
+        that punish its breach when the question asks about a penalty, and the
         other version's matching clause beside each of the top clauses whose document
         supersedes another or is superseded, when the two state different numbers: the Reasoner can only
         say "the 2024 rule sets 5个工作日 (the 2023 one said 10日, repealed)" when it sees both,
@@ -572,9 +573,18 @@ class Retriever:
             out.insert(at, cid)
 
         amended_by: dict[str, list[str]] = {}  # clause -> the amending items that change it
+        # clause -> the clauses that punish its breach ("违反本条例第二十一条……的，处……罚款"): a
+        # penalty clause names the act only by the number of the clause that forbids it
+        punished_by: dict[str, list[str]] = {}
+        penalty = bool(ASKS_PENALTY.search(question))
         for e in self._clauses.edges(self.store, order[:C.COUNTERPART_SEEDS], kind="REFERENCES", direction="in"):
+            into = amended_by if e.amends else punished_by if penalty and e.phrase.startswith(BREACH_CUE) else None
+            if into is not None and e.src not in into.setdefault(e.dst, []):
+                into[e.dst].append(e.src)
+        punishing = _unique(c for v in punished_by.values() for c in v[:C.DEFERRAL_FANOUT])
+        for e in self._clauses.edges(self.store, punishing, kind="REFERENCES", direction="in") if punishing else ():
             if e.amends and e.src not in amended_by.setdefault(e.dst, []):
-                amended_by[e.dst].append(e.src)
+                amended_by[e.dst].append(e.src)  # the penalty as amended is the one in force
         for cid in order[:C.COUNTERPART_SEEDS]:
             chunk = self._chunks.get(cid)
             if chunk is None or not chunk.clause:
@@ -590,12 +600,16 @@ class Retriever:
                         place(cid, ref)
             # the items of amending acts that change it ("将第九条中的……修改为……") follow it:
             # the clause as amended is the rule in force
-            amending = amended_by.get(cid, [])[:C.DEFERRAL_FANOUT]
-            if amending:
-                self._load(amending)
-                for item in amending:
-                    if item in self._chunks:
-                        place(cid, item)
+            def follow(source: str, items: list[str]) -> None:
+                self._load(items)
+                for item in items:
+                    if item in self._chunks and source in out:
+                        place(source, item)
+
+            follow(cid, amended_by.get(cid, [])[:C.DEFERRAL_FANOUT])
+            for penalty_clause in punished_by.get(cid, [])[:C.DEFERRAL_FANOUT]:
+                follow(cid, [penalty_clause])
+                follow(penalty_clause, amended_by.get(penalty_clause, [])[:C.DEFERRAL_FANOUT])
             # the other versions of its document: the one it supersedes and the one that
             # supersedes it (a question pinned to an old year still needs the current rule)
             older = [e.dst for e in self._clauses.edges(self.store, [chunk.doc_id], kind="SUPERSEDES", direction="out")]
