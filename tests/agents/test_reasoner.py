@@ -936,6 +936,42 @@ def test_a_follow_up_that_repeats_the_action_asks_about_the_same_subject():
     assert "1200元" not in answer.text, answer.text
 
 
+def news_chunk(doc: str, title: str, text: str, published: dt.date) -> Chunk:
+    """A news report's passage: no clause."""
+    return Chunk(chunk_id=f"{doc}:0", doc_id=doc, ord=0, text=text, clause=None, clause_no=None, title=title,
+                 publish_date=published, span=(0, len(text)), kind="body", language="zh")
+
+
+FAIR_OPENED = news_chunk("fair", "第五届青岚读书节落幕", "第五届青岚读书节于9月28日开幕，主会场设在青岚图书馆广场。",
+                         dt.date(2024, 10, 9))
+GAMES_OPENED = news_chunk("games", "青岚少儿运动会开幕", "10月1日上午，青岚少儿运动会开幕式在城东体育公园举行。",
+                          dt.date(2024, 10, 2))
+
+
+def test_a_follow_up_naming_only_an_action_asks_it_of_the_first_part_s_subject():
+    # "是哪天开幕的" names no thing of its own: it asks when the reading festival opened, not
+    # when any other event did
+    answer = ask("第五届青岚读书节的主会场在哪里？是哪天开幕的？", ev(FAIR_OPENED, GAMES_OPENED))
+    assert answer.status == "answered", answer.text
+    assert "9月28日" in answer.text and "10月1日" not in answer.text, answer.text
+
+
+_MILLS = dict(title="Fenwick Mills Leave Policy", published=dt.date(2025, 1, 6), language="en")
+HOLIDAY_NOTICE = make_chunk("fm", "3.2", "3.2 Annual leave. Holiday is booked in the staff portal. A booking of more "
+                            "than five consecutive working days must be made at least 15 working days before the "
+                            "first day off.", clause="3.2", **_MILLS)
+PARENT_WEEKS = make_chunk("fm", "5.1", "5.1 Parental leave. A new parent can take up to 12 weeks of leave at full pay.",
+                          clause="5.1", **_MILLS)
+
+
+def test_the_unit_of_a_span_the_question_states_does_not_pick_the_answer():
+    # "a two-week holiday" states the span asked about: another span in weeks (12 weeks of
+    # parental leave) is no closer to the notice asked for
+    answer = ask("How much notice do I need to give for a two-week holiday?", ev(PARENT_WEEKS, HOLIDAY_NOTICE))
+    assert answer.status == "answered", answer.text
+    assert "15 working days" in answer.sentences[0].text, answer.text
+
+
 _ABSENCE = dict(title="Holloway Print Ltd Absence Rules", published=dt.date(2025, 4, 1), language="en")
 SELF_CERT = make_chunk("abs", "3.1", "3.1 Short absences. Staff may self-certify absences of up to 2 consecutive "
                        "working days. From the third working day a fit note from a doctor is needed.",

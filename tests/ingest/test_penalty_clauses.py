@@ -32,7 +32,7 @@ ACT = f"""柘川市共享单车停放管理规定
 
 第二十条　违反本规定第六条第一项至第三项规定的，由城市管理部门责令改正，处五十元罚款。
 
-第二十一条　违反本规定第六条第四项规定的，由园林绿化部门责令改正，处二十元罚款。
+第二十一条　违反本规定第六条第四项规定的，由城市管理部门责令改正，处二十元罚款。
 """
 AMENDMENT = """柘川市人民政府关于修改《柘川市共享单车停放管理规定》的决定
 
@@ -66,3 +66,13 @@ def test_without_a_penalty_in_the_documents_the_duty_is_no_answer(tmp_path):
         answer = eng.ask("把共享单车停在盲道上会被怎么处罚？")
     assert answer.status == "abstained", answer.text
     assert "处罚" in answer.text
+
+
+def test_an_amending_item_disagrees_only_with_the_clause_it_amends(engine: Engine):
+    # the decision changes 第二十条's fine; 第二十一条 punishes another item of the list, in
+    # words alike, and keeps its own fine
+    answer = engine.ask("把共享单车停在绿地里会被怎么处罚？")
+    assert answer.status != "abstained", answer.text
+    assert answer.citations[0].clause == "第二十一条", answer.text
+    assert "二十元" in answer.text and "八十元" not in answer.text, answer.text
+    assert not answer.conflicts, answer.text

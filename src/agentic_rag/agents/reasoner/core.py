@@ -96,6 +96,7 @@ from agentic_rag.agents.reasoner.question import (
     split_asks,
     states_none,
     states_whole,
+    subject_of,
     unasked_kind,
     unstamped,
 )
@@ -233,6 +234,8 @@ class _Plan:
     implied: dict[str, frozenset[str]] = field(default_factory=dict)
     #: the keys of the words naming the thing it asks for (:func:`_asked_thing`)
     asked_keys: frozenset[str] = frozenset()
+    #: the keys of the units of the amounts it states ("two-week": week)
+    measures: frozenset[str] = frozenset()
 
 
 def _is_soft(key: str, plan: _Plan) -> bool:
@@ -499,7 +502,8 @@ class Reasoner:
             return dataclasses.replace(asked, kinds=asked.kinds | whole.kinds)
 
         asked = [q for q in stated if not (q.kind == "date" and q.unit == "year")]
-        for piece in split_asks(question):
+        asks = split_asks(question)
+        for at, piece in enumerate(asks):
             keys = {t.key for t in content_terms(piece)}
             part = [t for t in terms if t.key in keys or (t.cjk and t.text in piece)]
             wants = wanted(piece)
@@ -515,6 +519,14 @@ class Reasoner:
                 # of the previous part's subject, and wants its own sentence: one that states it
                 parts.append(_Part(parts[-1].terms, wants, needs_value=wants.quantity, asked=values))
                 continue
+            if parts and part and (wants.quantity or wants.answer_type in CONSTRAINING) \
+                    and not any(_thing_word(t) for t in part):
+                # one that names only an action of its own ("……的主会场设在哪里？是哪天开幕的？")
+                # asks it of the previous part's subject (not of its 主会场), not of whatever
+                # else opened
+                own, subject = {t.key for t in part}, subject_of(asks[at - 1])
+                part = [t for t in parts[-1].terms if _thing_word(t) and t.key not in own
+                        and t.text in subject] + part
             if not part:
                 continue
             items = _listed_items(piece)
@@ -559,7 +571,7 @@ class Reasoner:
         return _Plan(terms, weights, parts[:C.MAX_SENTENCES], pieces[:C.MAX_SENTENCES], missing,
                      whole, asked, mixed_bigrams(question), coverage=coverage, question=question,
                      asks_conflict=asks_conflict, hop=needs_hop(question), classes=frozenset(classes),
-                     implied=implied, asked_keys=asked_keys)
+                     implied=implied, asked_keys=asked_keys, measures=frozenset(measures))
 
     def _with_synonyms(self, terms: Sequence[Term], text: str) -> list[Term]:
         """Terms with their synonyms; an English word inside a phrase of a synonym group
@@ -669,7 +681,11 @@ class Reasoner:
     @staticmethod
     def _signals(s: _Sentence, terms: Sequence[Term], plan: _Plan, wants: Asked,
                  focus: frozenset[str] = frozenset(), band: frozenset[int] | None = None) -> Signals:
-        w = {t.key: plan.weights[t.key] * (C.FOCUS_TERM if t.key in focus else 1.0) for t in terms}
+        # the unit of a span the question states ("a two-week holiday") ranks like a generic word:
+        # another span in that unit ("20 weeks") is no closer to the matter, the value itself is
+        # matched (ASKED_MATCH)
+        w = {t.key: plan.weights[t.key] * (C.FOCUS_TERM if t.key in focus else 1.0)
+             * (C.SOFT_TERM if t.key in plan.measures else 1.0) for t in terms}
         total = sum(w.values()) or 1.0
         lexical = (sum(v for k, v in w.items() if k in s.hits)
                    + C.CONTEXT_HIT * sum(v for k, v in w.items() if k in s.ctx_hits)) / total
@@ -843,7 +859,15 @@ class Reasoner:
             named = [frozenset(i for i, keys in enumerate(items) if keys & owner[id(f)].hits) for f in group]
             return any(a and b and not a & b for k, a in enumerate(named) for b in named[k + 1:])
 
-        groups = [g for g in groups if _one_subject(g) and not items_apart(g)
+        def amends_its_peers(group: Sequence[Fact]) -> bool:
+            # an amending item's value differs only from the clause it amends ("五、将第二十六条
+            # 中的……修改为……" says nothing of 第二十七条, however alike the two penalties read)
+            said = [owner[id(f)] for f in group]
+            return all(not amended_title(s.chunk.title)
+                       or all(o.chunk.doc_id == s.chunk.doc_id or _amends(s, o) for o in said)
+                       for s in said)
+
+        groups = [g for g in groups if _one_subject(g) and not items_apart(g) and amends_its_peers(g)
                   and _about_question(g, plan, route.question, [owner[id(f)] for f in g], chosen)]
         if not groups:
             return [], [], chosen

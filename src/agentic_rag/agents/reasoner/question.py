@@ -38,7 +38,7 @@ from agentic_rag.text.quantities import extract_quantities, rate_measures, rate_
 
 __all__ = ["states_none", "states_whole", "asks_money", "counts_in", "Asked", "AnswerType", "analyze", "split_asks", "carries", "unasked_kind", "is_proper_name", "names_new", "quotes_new_name", "new_quantity_kinds",
            "lists_items",
-           "reads_as_procedure", "fills_slot", "scene", "asked_meaning", "defines", "ordinals", "CONSTRAINING"]
+           "reads_as_procedure", "fills_slot", "subject_of", "scene", "asked_meaning", "defines", "ordinals", "CONSTRAINING"]
 
 AnswerType = str  # one of ANSWER_TYPES
 ANSWER_TYPES = ("date", "number", "person", "organization", "place", "name", "sanction", "list", "yes_no",
@@ -384,6 +384,15 @@ def carries(answer_type: AnswerType, sentence: str, question: str = "") -> bool:
 #: question uses asks it again
 #: ("……想知道使用了什么处理器", "以上就是……是什么处理器的全部内容") rather than answering it
 _WH_ZH = re.compile(r"什么|哪[里儿个些家位种年天]|谁(?![都也])|多少(?!有些)|几(?![乎])|何时|为什么|怎么")
+
+
+def subject_of(question: str) -> str:
+    """The words a (Chinese) question part asks something of: what stands before its question
+    word, up to the last 的, which the attribute asked follows ("第九届读书节的主会场设在哪里"
+    -> "第九届读书节", "《心居》的主演有谁" -> "《心居》")."""
+    m = _WH_ZH.search(question)
+    head = question[:m.start()] if m else question
+    return head.rsplit("的", 1)[0] if "的" in head else head
 
 
 def restates_question(sentence: str, question: str) -> bool:
