@@ -234,9 +234,9 @@ def test_document_is_readable_and_dated(rel: str) -> None:
     limit = 4500 if rel in MAIN_DOCS else 9000
     assert 500 <= size <= limit, f"{rel}: {size} bytes of text; the limit for its corpus is {limit}"
     # Every document carries a date a metadata extractor can find: a 发布日期 line, a signature
-    # block date, an English Issued: line, or an issued: / effective_date: key of its front matter
-    # (a handbook page often states only when it takes effect).
-    assert re.search(r"\d{4}年\d{1,2}月\d{1,2}日|Issued: \d{1,2} \w+ \d{4}|^(?:issued|effective_date): \d{4}-\d{2}-\d{2}$",
+    # block date, an English Issued: line, or an issued: / effective_date: key of its front matter,
+    # quoted or not (a handbook page often states only when it takes effect).
+    assert re.search(r"\d{4}年\d{1,2}月\d{1,2}日|Issued: \d{1,2} \w+ \d{4}|^(?:issued|effective_date): [\"']?\d{4}-\d{2}-\d{2}[\"']?$",
                      text, re.MULTILINE), rel
     assert "\ufb00" not in text and "\ufb01" not in text, f"{rel}: ligature glyphs in the text layer"
 
