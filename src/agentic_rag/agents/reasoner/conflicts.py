@@ -37,8 +37,8 @@ from agentic_rag.text.terms import atoms, is_nounish, segment, stem, word_tag
 from agentic_rag.text.tokenize import dictionary_generation
 from agentic_rag.types import Chunk, Quantity
 
-__all__ = ["Fact", "aligned_conflicts", "facts_of", "find_conflicts", "replaced_conflict", "matter_label", "matter_terms", "stated",
-           "same_fact_matter", "same_matter", "value_differences"]
+__all__ = ["Fact", "aligned_conflicts", "facts_of", "find_conflicts", "replaced_conflict", "matter_label",
+           "matter_terms", "stated", "same_fact_matter", "same_matter", "value_differences"]
 
 _SEGMENT_END = re.compile(r"[，,；;：:（）()“”\"]")
 

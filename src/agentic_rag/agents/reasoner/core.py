@@ -511,16 +511,15 @@ class Reasoner:
             if part:
                 pieces.append(_Part(part, wants, asked=values))
             known = {t.key for t in parts[-1].terms} if parts else set()
-            if parts and (wants.quantity or wants.answer_type in CONSTRAINING) \
-                    and all(t.key in known and not _thing_word(t) for t in part):
+            follows = bool(parts) and (wants.quantity or wants.answer_type in CONSTRAINING)
+            if follows and all(t.key in known and not _thing_word(t) for t in part):
                 # a follow-up that names no subject of its own ("……要给补贴吗？给多少？",
                 # "……要办什么手续？在哪办？") or only repeats the previous part's action
                 # ("……需要什么材料？能提取多少？") asks for the amount (the place, the date ...)
                 # of the previous part's subject, and wants its own sentence: one that states it
                 parts.append(_Part(parts[-1].terms, wants, needs_value=wants.quantity, asked=values))
                 continue
-            if parts and part and (wants.quantity or wants.answer_type in CONSTRAINING) \
-                    and not any(_thing_word(t) for t in part):
+            if follows and part and not any(_thing_word(t) for t in part):
                 # one that names only an action of its own ("……的主会场设在哪里？是哪天开幕的？")
                 # asks it of the previous part's subject (not of its 主会场), not of whatever
                 # else opened
@@ -831,12 +830,12 @@ class Reasoner:
             if any(doc != s.chunk.doc_id and jaccard(grams, g) >= C.VERSION_ALIKE for doc, g in chosen_grams) \
                     or any(_amends(s, c) for c in chosen):
                 relevant.append(s)
-        facts, owner = _facts_of(relevant)
-        groups = find_conflicts(facts)
-        # prose: another document's version of a quoted sentence with one value changed
         # an amending item is read as the clause it makes ("将第五条中的“A”修改为“B”" says the
         # clause now names B)
         stated = {id(s): _stated(s, relevant) for s in relevant}
+        facts, owner = _facts_of(relevant, stated)
+        groups = find_conflicts(facts)
+        # prose: another document's version of a quoted sentence with one value changed
         by_quote = {(s.chunk.chunk_id, stated[id(s)]): s for s in relevant}
         for group in aligned_conflicts([(stated[id(s)], s.chunk, s.idx) for s in relevant]):
             for f in group:
@@ -1182,12 +1181,14 @@ _LIFESPAN = re.compile(r"\([^()]{0,60}?\d{3,4}\s*[–—-]\s*[^()]{0,40}?\d{3,4}
 _LIFE_WORDS = frozenset({"born", "birth", "die", "death"})
 
 
-def _facts_of(sentences: Sequence[_Sentence]) -> tuple[list[Fact], dict[int, _Sentence]]:
-    """The facts the sentences state, and the sentence of each fact (by the fact's id)."""
+def _facts_of(sentences: Sequence[_Sentence],
+              stated: dict[int, str] | None = None) -> tuple[list[Fact], dict[int, _Sentence]]:
+    """The facts the sentences state (``stated``: what each states, by its id, when already
+    read), and the sentence of each fact (by the fact's id)."""
     facts: list[Fact] = []
     owner: dict[int, _Sentence] = {}
     for s in sentences:
-        for f in facts_of(_stated(s, sentences), s.chunk, s.idx):
+        for f in facts_of(stated[id(s)] if stated is not None else _stated(s, sentences), s.chunk, s.idx):
             owner[id(f)] = s
             facts.append(f)
     return facts, owner

@@ -147,7 +147,8 @@ _NAME = re.compile(r"叫什么|名字|名称|全称|简称|称号|口号|哪一?
 #: for ...", "can I be fined" (a sum of money it asks for is a number: 罚多少钱); not "承担什么责任",
 #: which a civil rule answers as often (追加为第三人, 视为已订立合同)
 _SANCTION_ASKED = re.compile(
-    r"(?:怎么|怎样|如何|什么|哪些|何种)(?:样的)?(?:处罚|处分|罚|惩罚)|被罚吗|会被罚|\bwhat (?:is|are|was|would be) the (?:\w+ )?(?:penalt(?:y|ies)|sanctions?|consequences?)\b|"
+    r"(?:怎么|怎样|如何|什么|哪些|何种)(?:样的)?(?:处罚|处分|罚|惩罚)|被罚吗|会被罚|"
+    r"\bwhat (?:is|are|was|would be) the (?:\w+ )?(?:penalt(?:y|ies)|sanctions?|consequences?)\b|"
     r"\bwhat (?:penalt(?:y|ies)|sanctions?)\b|\b(?:can|could|will|would) (?:i|we|they|you|he|she|the \w+) be fined\b", re.I)
 _DEFINITION = re.compile(
     r"什么是|是什么|是指|指什么|含义|定义|意思|怎么|如何|怎样|流程|步骤|手续|程序|需要什么|需要哪些材料|"

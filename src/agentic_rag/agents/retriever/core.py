@@ -572,6 +572,13 @@ class Retriever:
             placed.add(cid)
             out.insert(at, cid)
 
+        def follow(source: str, items: list[str]) -> None:
+            # the clauses ``items`` go right after ``source`` (as far as the store still holds them)
+            self._load(items)
+            for item in items:
+                if item in self._chunks and source in out:
+                    place(source, item)
+
         amended_by: dict[str, list[str]] = {}  # clause -> the amending items that change it
         # clause -> the clauses that punish its breach ("违反本条例第二十一条……的，处……罚款"): a
         # penalty clause names the act only by the number of the clause that forbids it
@@ -594,18 +601,10 @@ class Retriever:
             refs = _unique(e.dst for e in self._clauses.edges(self.store, [cid], kind="REFERENCES", direction="out")
                            if e.dst != cid)
             if 0 < len(refs) <= C.DEFERRAL_FANOUT:
-                self._load(refs)
-                for ref in refs:
-                    if ref in self._chunks:
-                        place(cid, ref)
+                follow(cid, refs)
             # the items of amending acts that change it ("将第九条中的……修改为……") follow it:
-            # the clause as amended is the rule in force
-            def follow(source: str, items: list[str]) -> None:
-                self._load(items)
-                for item in items:
-                    if item in self._chunks and source in out:
-                        place(source, item)
-
+            # the clause as amended is the rule in force; so do the clauses that punish its
+            # breach, each with the items that amend it
             follow(cid, amended_by.get(cid, [])[:C.DEFERRAL_FANOUT])
             for penalty_clause in punished_by.get(cid, [])[:C.DEFERRAL_FANOUT]:
                 follow(cid, [penalty_clause])
