@@ -230,8 +230,9 @@ def test_document_is_readable_and_dated(rel: str) -> None:
     text = doc_text(rel)
     size = len(text.encode("utf-8"))
     # The main corpus keeps documents to 1-4 KB; the holdout also has documents as long as real
-    # company policies (a whole leave policy with its appendices) and local regulations.
-    limit = 4500 if rel in MAIN_DOCS else 9000
+    # company policies (a whole policy with its appendices) and local regulations (thirty-odd
+    # articles in chapters, with a table of contents).
+    limit = 4500 if rel in MAIN_DOCS else 12000
     assert 500 <= size <= limit, f"{rel}: {size} bytes of text; the limit for its corpus is {limit}"
     # Every document carries a date a metadata extractor can find: a 发布日期 line, a signature
     # block date, an English Issued: line, or an issued: / effective_date: key of its front matter,
