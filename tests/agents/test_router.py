@@ -219,9 +219,29 @@ def test_a_question_about_disagreeing_sources_is_not_split_into_its_sources() ->
     ("can I work from home on Fridays", "remote work"),
     ("If I got fired, do I get severance?", "dismissal"),
     ("Do I need a doctor's note when I call in sick?", "sick leave"),
+    ("小区里能不能放烟花？", "燃放烟花爆竹"),
+    ("邻居半夜装修噪音太大找谁投诉", "噪声"),
+    ("楼上往楼下扔东西砸坏了车", "高空抛物"),
+    ("租房合同没到期想提前退租要赔钱吗", "提前解除 租赁合同"),
+    ("Can I claim back a cab fare after a late shift?", "reimbursement"),
+    ("What happens if I get sacked during my trial period?", "probation period"),
 ])
 def test_everyday_words_from_many_domains_become_policy_terms(question: str, formal: str) -> None:
     assert formal in Router().route(question).query
+
+
+def test_no_rule_rewrites_the_formal_words_of_the_tables() -> None:
+    """A colloquial phrase must not sit inside a formal term (改密码 inside 修改密码, 发工资 inside
+    实发工资): every formal word of both tables comes out of the Router as it went in."""
+    from agentic_rag.agents.vocabulary import load_colloquial, load_synonyms
+
+    rules = load_colloquial()
+    formal = {w for v in rules.values() for w in (v.split() if not v.isascii() else [v])}
+    formal |= {t for g in load_synonyms() for t in g}
+    router = Router()
+    assert {t: router.normalize(t) for t in formal if router.normalize(t) != t and t.lower() not in rules} == {}
+    # a phrase that maps to itself is kept as written, so it cuts nothing either (户口 stays whole)
+    assert router.normalize("可以通过户口簿查询吗") == "可以通过户口簿查询吗"
 
 
 def test_unemployment_question_is_routed_to_social_insurance() -> None:

@@ -8,6 +8,8 @@ import pytest
 
 from agentic_rag import Engine, Settings
 
+from tests.ingest.helpers import engine_over
+
 _KINDS = ("Parental", "Sick", "Study", "Jury", "Unpaid", "Compassionate", "Sabbatical", "Military", "Volunteer",
           "Adoption", "Carer", "Bereavement", "Wedding", "Relocation", "Training")
 HANDBOOK = "---\ntitle: Crew Handbook\n---\n# Crew Handbook\n\n" + "".join(
@@ -32,3 +34,32 @@ def test_the_users_own_words_find_the_section_that_uses_them(engine):
     answer = engine.ask(question)
     assert answer.status == "answered", answer.text
     assert answer.text.startswith("Time off needs no approval"), answer.text
+
+
+# -- everyday words the packaged tables map to the words rules and policies use ---------------
+
+FIREWORKS = ("松岭市烟花爆竹安全管理规定\n\n第一条 为了加强烟花爆竹安全管理，保障公共安全，制定本规定。\n\n"
+             "第八条 禁止在居民住宅楼的楼道、阳台、屋顶燃放烟花爆竹。\n\n"
+             "第九条 春节期间，城区可以燃放烟花爆竹的时间为除夕零时至正月初一二十四时。\n\n"
+             "第二十条 违反本规定第八条，在禁止的地点燃放烟花爆竹的，由公安机关责令停止燃放，处一百元以上五百元以下罚款。\n")
+WASTE = ("---\ntitle: Waste and Recycling Policy\neffective_date: 2025-01-01\n---\n# Waste and Recycling Policy\n\n"
+         "## 1. General waste\n\n1.1 General waste is collected from the kitchen every Tuesday and Friday.\n\n"
+         "1.2 Confidential paper goes in the locked shredding console and never in general waste.\n")
+
+
+@pytest.fixture(scope="module")
+def everyday(tmp_path_factory):
+    eng = engine_over(tmp_path_factory.mktemp("everyday"), {"fireworks.txt": FIREWORKS, "waste.md": WASTE})
+    yield eng
+    eng.close()
+
+
+@pytest.mark.parametrize(("question", "start"), [
+    # 放鞭炮 is how people say 燃放烟花爆竹; "rubbish" is what a policy calls waste
+    ("在自家阳台上放鞭炮要罚多少钱？", "违反本规定第八条，在禁止的地点燃放烟花爆竹的"),
+    ("Which days does the rubbish get picked up from the kitchen?", "General waste is collected from the kitchen"),
+])
+def test_an_everyday_word_is_read_as_the_documents_term(everyday, question, start):
+    answer = everyday.ask(question)
+    assert answer.status == "answered", answer.text
+    assert answer.text.startswith(start), answer.text

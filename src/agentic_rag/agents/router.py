@@ -242,9 +242,12 @@ class Router:
         if self._colloquial_re is None:
             return question
         out, at = [], 0
-        # the alternation lists longer phrases first, so the longest rule wins at each position
+        # the alternation lists longer phrases first, so the longest rule wins at each position;
+        # a phrase that maps to itself only keeps a shorter rule out of a formal term, as written
         for m in self._colloquial_re.finditer(question.lower()):
-            out += [question[at:m.start()], f" {self.colloquial[m.group(0)]} "]
+            formal = self.colloquial[m.group(0)]
+            kept = formal.lower() == m.group(0)
+            out += [question[at:m.start()], question[m.start():m.end()] if kept else f" {formal} "]
             at = m.end()
         out.append(question[at:])
         return re.sub(r"\s+", " ", "".join(out)).strip()
