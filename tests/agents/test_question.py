@@ -348,3 +348,11 @@ def test_a_body_named_in_the_place_the_question_asks_carries_the_answer() -> Non
     question = "全市供水管理的主管部门是哪个部门？"
     assert carries("organization", "市城乡建设主管部门是本市供水管理的主管部门。", question)
     assert not carries("organization", "供水管理的主管部门应当公布服务标准。", question)
+
+
+def test_a_clause_a_sentence_refers_to_is_no_amount() -> None:
+    question = "How often does the wardens' equipment check happen?"
+    assert not carries("number", "Wardens carry out the equipment checks described in section 3.2.", question)
+    assert carries("number", "Each extinguisher is checked monthly by a warden.", question)
+    question = "违反规定要罚多少钱？"
+    assert not carries("number", "违反本条例第十八条规定的，依照有关法律处理。", question)

@@ -564,6 +564,8 @@ def test_relations_decomposition_and_bridges() -> None:
     assert multihop.relations("王小明的母亲是谁") == ["母亲"]
     assert multihop.decompose("Who was born first, Ann Lee or Bo Chan?") == ["Ann Lee", "Bo Chan"]
     assert multihop.decompose("When did Lothair II's mother die?") == []
+    # a capitalized word inside a name compares nothing ("First Aid", "More Than Words")
+    assert multihop.decompose("Who signs off the Ardlow First Aid and Welfare Policy?") == []
     film = Chunk(chunk_id="f:p:0", doc_id="f", ord=0, title="Blue Night",
                  text="Blue Night is a 1954 drama film written by Ann Lee and directed by Carl Dahl. "
                       "It stars Eva Holm.")

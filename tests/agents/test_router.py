@@ -163,6 +163,9 @@ def test_lexicon_terms_for_the_segmentation_dictionary(router: Router) -> None:
     ("Under the travel policy (2023), what is the hotel limit?", "2023"),
     ("In 2023's travel policy, what is the hotel limit?", "2023"),
     ("In the 2022 version, how many leave days were there?", "2022"),
+    # the date a version took effect names it
+    ("Under the expenses policy (effective June 2021), what was the taxi limit?", "2021"),
+    ("What did the handbook in force from 1 March 2020 say about parking?", "2020"),
     # a year that names no document's version pins nothing
     ("How many employees joined in 2023?", "latest"),
     ("What was the hotel limit in 2023?", "latest"),

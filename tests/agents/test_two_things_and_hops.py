@@ -344,6 +344,13 @@ def test_the_second_item_keeps_the_words_after_it_when_the_first_names_a_kind_of
     assert _coordinated("青岚渡轮停航的时间和地点？") == ["时间", "地点"]
 
 
+def test_a_documents_title_joined_by_and_lists_no_items():
+    from agentic_rag.agents.reasoner.core import _coordinated
+
+    assert _coordinated("Under the Noise and Nuisance Policy, how many days' notice do contractors give?") == []
+    assert _coordinated("How much did Larkspur and Fenwick pay out in 2024?") == ["Larkspur", "Fenwick"]
+
+
 def test_each_listed_item_is_answered_by_a_sentence_that_names_it():
     # the rule about every gold medal shares more words with the question, but names neither
     rule = zh("t", "青岚运动会上获得金牌的运动员，每枚金牌奖励2万元。", title="青岚运动会奖励办法")

@@ -13,3 +13,18 @@ from agentic_rag.text.names import opens_with_chinese_name
 ])
 def test_a_chinese_personal_name_is_told_from_a_word(text: str, name: bool) -> None:
     assert opens_with_chinese_name(text) is name
+
+
+@pytest.mark.parametrize("question, names", [
+    # a document's title joining two matters with "and" is one name ...
+    ("Is the Noise and Nuisance Policy older than the Parking Policy?", ["Noise and Nuisance Policy", "Parking Policy"]),
+    ("What does Ardlow's Travel and Subsistence Handbook say about taxis?",
+     ["Ardlow's Travel and Subsistence Handbook"]),
+    # ... while "and" still separates two things
+    ("Did Anna Vale and Tom Reid both study in Leeds?", ["Anna Vale", "Tom Reid", "Leeds"]),
+    ("Who produced Blue Harbour and Night Train?", ["Blue Harbour", "Night Train"]),
+])
+def test_a_documents_title_joined_by_and_is_one_name(question: str, names: list[str]) -> None:
+    from agentic_rag.text.names import extract_names
+
+    assert extract_names(question) == names

@@ -115,7 +115,11 @@ _RE_PIN_EN = re.compile(
     rf"|(?<![\d.,])({_YEAR_NUM})(?:'s|’s)\s+(?:[\w\-]+\s+){{0,3}}?{_RULE_NOUN_EN}\b"
     rf"|{_RULE_NOUN_EN}\s+(?:of|from|dated|issued in|published in)\s+({_YEAR_NUM})(?![\d%])"
     rf"|{_RULE_NOUN_EN}\s*[(（]({_YEAR_NUM})[)）]"
-    rf"|({_YEAR_NUM})\s+(?:version|edition)", re.IGNORECASE)
+    rf"|({_YEAR_NUM})\s+(?:version|edition)"
+    # "the policy (effective April 2022)", "the handbook in force from 1 March 2023": the date a
+    # version took effect names that version
+    rf"|{_RULE_NOUN_EN}\b[^?.;]{{0,80}}?\b(?:effective|in force|in effect)\s+(?:from\s+|since\s+|on\s+|in\s+)?"
+    rf"(?:\d{{1,2}}\s+)?(?:[A-Za-z]+\.?\s+)?(?:\d{{1,2}},?\s+)?({_YEAR_NUM})(?![\d%])", re.IGNORECASE)
 _PUNCT = re.compile(r"(?<!\d)\.|\.(?!\d)|[\s,，。!！?？;；:：、\"'“”‘’（）()\[\]【】<>《》]+")
 
 

@@ -15,7 +15,20 @@ import re
 
 from agentic_rag.text.numerals import CN_NUMERAL_CHARS, cn_to_int, int_to_cn
 
-__all__ = ["ASKS_PENALTY", "BREACH_CUE", "clause_matches", "clause_number", "item_references", "item_text"]
+__all__ = ["ASKS_PENALTY", "BREACH_CUE", "CROSS_REFERENCE", "SELF_NAME", "clause_matches", "clause_number",
+           "item_references", "item_text"]
+
+#: how a document names itself in its own references ("依照本法第四十七条", "本办法第九条")
+SELF_NAME = r"本(?:法|办法|规定|制度|通知|条例|细则|决定|章程|准则)"
+#: a cross-reference in a sentence: "详见第七条", "《X办法》第三条", "see Section 4.2"; a
+#: penalty "违反本条例第十八条规定的" refers to the clause that states the duty
+CROSS_REFERENCE = re.compile(
+    r"(?P<cue>详见|参见|参照|见|依照|按照|依据|根据|按|适用|执行|违反)?\s*(?:" + SELF_NAME + r")?"
+    r"(?:《(?P<title>[^》]{2,80})》)?第(?P<no>[一二三四五六七八九十百零〇\d]+)条(?:之(?P<sub>[一二三四五六七八九十]+))?"
+    r"|(?P<encue>see|under|in accordance with|as set out in|pursuant to|refer to)?\s*"
+    r"(?:Section|Article|Clause)\s+(?P<enno>\d+(?:\.\d+)*)"
+    r"|(?P<apcue>详见|参见|见|依照|按照|列入|listed in|set out in|see|under|in)?\s*"
+    r"(?:附件|附录|Appendix|Annex|Schedule)\s*(?P<apno>\d+|[一二三四五六七八九十]+|(?-i:[A-Z])\b)", re.I)
 
 _PREFIXES = ("第", "article", "art.", "section", "sec.", "§", "clause")
 _SUB = re.compile(r"^(?P<main>.+?)条之(?P<sub>.+)$")

@@ -15,7 +15,8 @@ from typing import Any
 
 from agentic_rag.text.stopwords import NAME_DROP_EN
 
-__all__ = ["QUOTED", "extract_names", "fold", "opens_with_chinese_name", "title_matches", "title_within"]
+__all__ = ["QUOTED", "document_titles", "extract_names", "fold", "opens_with_chinese_name", "title_matches",
+           "title_within"]
 
 # English proper names: capitalized words, joined by a few lowercase connectors ("of", "de", ...)
 # a name word: initials ("J. R."), a few abbreviations ("St."), a capitalized word, or a number;
@@ -36,6 +37,22 @@ _RE_NAME = re.compile(rf"(?<![\w'])(?:{_NAME_WORD})"
 _RE_STYLED = re.compile(r",\s(?:[A-Z][\w'’\-]*\s){0,3}(?:of|von|de)\s(?:the\s)?[A-Z][\w'’\-]*(?:\s[A-Z][\w'’\-]*)?")
 _RE_REGNAL = re.compile(r",\s[A-Z][\w'’\-]*(?:\s[A-Z][\w'’\-]*){0,2}")
 _ALWAYS_DROP = frozenset({"according", "please"})
+# ... except inside a document's title, which often joins two matters: "Health and Safety Policy",
+# "the Travel and Expenses Handbook" name one document (not "Health" and "Safety Policy")
+_DOC_NOUN = (r"(?:Polic(?:y|ies)|Procedures?|Handbook|Manual|Guidelines?|Standards?|Code|Act|Regulations?|Rules|"
+             r"Agreement|Plan|Notice|Measures|Provisions|Framework|Charter|Programme|Program|Scheme)")
+_RE_DOC_TITLE = re.compile(rf"(?<![\w'])(?:{_CAP_WORD}\s+){{0,5}}{_CAP_WORD}\s+(?:and|&)\s+(?:{_CAP_WORD}\s+){{0,4}}"
+                           rf"{_DOC_NOUN}\b")
+
+
+def document_titles(text: str) -> list[str]:
+    """The titles of documents in ``text`` that join two matters with "and" ("Health and Safety
+    Policy"): one name each, though "and" otherwise separates names.
+
+    >>> document_titles("Under the Workplace First Aid and Incident Reporting Policy, who ...")
+    ['Workplace First Aid and Incident Reporting Policy']
+    """
+    return [m.group(0) for m in _RE_DOC_TITLE.finditer(text)]
 QUOTED = re.compile(r"[\"“]([^\"”]{2,80})[\"”]|《([^》]{1,60})》")
 
 # the commonest Chinese surnames (the 2020 household-register ranking's first hundred, without
@@ -78,10 +95,14 @@ def extract_names(text: str) -> list[str]:
         # a quoted title starts like one; a quoted remark ("the worst mistake ...") does not
         if m.group(2) or quoted[:1].isupper() or quoted[:1].isdigit():
             names.append(quoted)
-    consumed = 0  # end of a styled name ("X, Countess of Y") already taken whole
+    consumed = 0  # end of a styled name ("X, Countess of Y") or a document's title already taken whole
+    titles = list(_RE_DOC_TITLE.finditer(text))
     for m in _RE_NAME.finditer(text):
         if m.start() < consumed:
             continue
+        title = next((t for t in titles if m.start() < t.end() and t.start() < m.end()), None)
+        if title is not None:
+            m, consumed = title, title.end()
         words = m.group(0).split()
         # drop leading question words / determiners at a sentence start ("Are A and B ...",
         # "The film ..."); mid-sentence they belong to a title ("song When The Stars Go Blue")

@@ -471,6 +471,21 @@ def rate_periods(text: str) -> frozenset[str]:
     return frozenset(period for period, pattern in _PERIODS if pattern.search(text))
 
 
+def period_of(text: str) -> str:
+    """The period ``text`` names when it says nothing but how often ("monthly", "every week",
+    每月): two versions of a rule that differ only there ("checked monthly" / "checked weekly")
+    state two values; "" for any other text.
+
+    >>> period_of("monthly"), period_of("每周"), period_of("monthly by a first aider")
+    ('month', 'week', '')
+    """
+    for period, pattern in _PERIODS:
+        m = pattern.search(text)
+        if m and not re.search(r"\w", text[:m.start()] + text[m.end():]):
+            return period
+    return ""
+
+
 #: the measures a price or fee is stated per (物业费每平方米1.2元, "EUR 0.30 per kWh"): a lump sum
 #: or a price per another measure does not answer a question asked per square metre
 _MEASURES = (

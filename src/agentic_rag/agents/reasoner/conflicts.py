@@ -29,7 +29,8 @@ from functools import lru_cache
 from agentic_rag.agents.vocabulary import synonyms
 from agentic_rag.text.dates import MONTH
 from agentic_rag.text.numerals import normalize_digits
-from agentic_rag.text.quantities import bounded_by, comparable, extract_quantities, quantity_key, rounds_to, same_value
+from agentic_rag.text.quantities import (bounded_by, comparable, extract_quantities, period_of, quantity_key, rounds_to,
+                                         same_value)
 from agentic_rag.text.sentences import LIST_ITEM, strip_label
 from agentic_rag.text.similarity import char_bigrams
 from agentic_rag.text.stopwords import NOT_MATTER, QUESTION_EN, QUESTION_ZH
@@ -457,8 +458,10 @@ def _is_content(tok: str) -> bool:
 
 def _is_value(text: str, words: Sequence[str]) -> bool:
     """Whether a differing span states a value: a number (a bare year names the matter, not a
-    value), a name in English (capitalized words), a noun or a name in Chinese (no verb); an
-    amount in Chinese numerals (五千元) is a number."""
+    value), how often ("weekly"), a name in English (capitalized words), a noun or a name in
+    Chinese (no verb); an amount in Chinese numerals (五千元) is a number."""
+    if period_of(text):
+        return True
     if re.search(r"\d", text) or _CN_AMOUNT.search(text) and extract_quantities(text):
         if _is_year(text):
             return False
@@ -650,6 +653,9 @@ def _differences(a: str, b: str, several: bool = False) -> tuple[tuple[tuple[int
 
 
 def _value_quantity(text: str) -> Quantity:
+    period = period_of(text)
+    if period:  # once per period: two frequencies disagree when their periods differ
+        return Quantity(kind="duration", value=1.0, unit=f"per {period}", raw=text.strip())
     found = extract_quantities(text)
     if len(found) == 1 and found[0].raw.strip() == text.strip():
         return found[0]

@@ -106,9 +106,10 @@ from agentic_rag.agents.vocabulary import TextCover, Vocabulary, packaged_vocabu
 from agentic_rag.config import ReasonerSettings
 from agentic_rag.ingest.edges import amended_clauses, amended_title
 from agentic_rag.ingest.metadata import promulgation
-from agentic_rag.text.clauses import clause_matches, clause_number, item_references, item_text
+from agentic_rag.text.clauses import (CROSS_REFERENCE, SELF_NAME, clause_matches, clause_number, item_references,
+                                      item_text)
 from agentic_rag.text.language import is_cjk
-from agentic_rag.text.names import extract_names, fold
+from agentic_rag.text.names import document_titles, extract_names, fold
 from agentic_rag.text.numerals import cn_to_int
 from agentic_rag.text.quantities import extract_quantities, rate_periods, same_value, within
 from agentic_rag.text.sentences import (
@@ -149,19 +150,6 @@ from agentic_rag.types import (
 )
 
 __all__ = ["Reasoner"]
-
-#: how a document names itself in its own references ("依照本法第四十七条", "本办法第九条")
-_SELF = r"本(?:法|办法|规定|制度|通知|条例|细则|决定|章程|准则)"
-#: a cross-reference in a sentence: "详见第七条", "《X办法》第三条", "see Section 4.2"; a
-#: penalty "违反本条例第十八条规定的" refers to the clause that states the duty
-_REF = re.compile(
-    r"(?P<cue>详见|参见|参照|见|依照|按照|依据|根据|按|适用|执行|违反)?\s*(?:" + _SELF + r")?"
-    r"(?:《(?P<title>[^》]{2,80})》)?第(?P<no>[一二三四五六七八九十百零〇\d]+)条(?:之(?P<sub>[一二三四五六七八九十]+))?"
-    r"|(?P<encue>see|under|in accordance with|as set out in|pursuant to|refer to)?\s*"
-    r"(?:Section|Article|Clause)\s+(?P<enno>\d+(?:\.\d+)*)"
-    r"|(?P<apcue>详见|参见|见|依照|按照|列入|listed in|set out in|see|under|in)?\s*"
-    r"(?:附件|附录|Appendix|Annex|Schedule)\s*(?P<apno>\d+|[一二三四五六七八九十]+|(?-i:[A-Z])\b)", re.I)
-
 
 @dataclass(eq=False)  # compared by identity: one object per candidate sentence
 class _Sentence:
@@ -1119,7 +1107,7 @@ _JOINED_YEARS = re.compile(r"(?<!\d)((?:19|20)\d{2})\s*年?\s*(?:和|与|及|以
 
 
 #: how a question names a clause as the rule applied, not as the thing asked about
-_APPLIES = re.compile(r"(?:依照|依据|根据|按照|违反|适用|不符合|符合)(?:" + _SELF + r")?(?:第[^，。？?]{1,12}条[、和及与]?){0,3}$|"
+_APPLIES = re.compile(r"(?:依照|依据|根据|按照|违反|适用|不符合|符合)(?:" + SELF_NAME + r")?(?:第[^，。？?]{1,12}条[、和及与]?){0,3}$|"
                       r"\b(?:under|pursuant to|in accordance with|according to|in breach of|breach(?:es|ing)?|"
                       r"violat(?:e|es|ing)|referred to in|set out in)\s+(?:(?:the|this)\s+)?$", re.I)
 
@@ -1128,7 +1116,7 @@ def _deferred_terms(quote: str) -> list[Term]:
     """The words of what a sentence defers to another clause: after "第N条规定的" ("……的经济补偿
     标准"), else before the reference ("贷款额度和期限依照本办法第九条确定")."""
     words: list[str] = []
-    for m in _REF.finditer(quote):
+    for m in CROSS_REFERENCE.finditer(quote):
         after = quote[m.end():m.end() + 20]
         if after.startswith(("规定的", "所称", "的")):
             words.append(re.split(r"[，,；;。]", after.removeprefix("规定的").removeprefix("的"))[0])
@@ -1451,9 +1439,12 @@ def _coordinated(piece: str) -> list[str]:
     asks_value = analyze(piece).answer_type in ("date", "number", "person", "organization", "place", "name")
     tokens = [t for t in segment(piece) if t.strip()]
     wordy = [bool(content_terms(t)) for t in tokens]
+    titles = document_titles(piece)
     for i, tok in enumerate(tokens):
         if tok.lower() not in _JOINERS or i == 0 or i + 1 >= len(tokens) or not wordy[i - 1] or not wordy[i + 1]:
             continue
+        if any(f"{tokens[i - 1]} {tok} {tokens[i + 1]}" in t for t in titles):
+            continue  # "the Health and Safety Policy": one document, not two things
         # the word before the joiner (back over "A、B、" lists) and the word after it
         items = [tokens[i - 1], tokens[i + 1]]
         j = i - 2
@@ -1528,12 +1519,12 @@ def _without_deferrals(result: list[_Sentence], evidence: Sequence[Evidence]) ->
     no value itself, and the answer should lead with what was asked."""
     keep = []
     for s in result:
-        if not s.has_quantity and _REF.search(s.quote):
+        if not s.has_quantity and CROSS_REFERENCE.search(s.quote):
             targets = {t.chunk_id for t in _referenced_chunks(s.quote, s.chunk, evidence, strong_only=True)}
             said = TextCover(" ".join(r.text for r in result
                                       if r.chunk.chunk_id in targets and r.chunk.chunk_id != s.chunk.chunk_id))
             # what it says besides the reference must be said by the quoted clause too
-            own = [t for t in content_terms(_REF.sub(" ", s.text)) if not t.soft]
+            own = [t for t in content_terms(CROSS_REFERENCE.sub(" ", s.text)) if not t.soft]
             if said.text and all(said.covers(t) for t in own):
                 continue
         keep.append(s)
@@ -2083,7 +2074,7 @@ def _referenced_chunks(sentence: str, chunk: Chunk, evidence: Sequence[Evidence]
     """Evidence chunks that ``sentence`` defers to: 具体比例详见第十二条 -> 第十二条 of the same
     document (or of the named 《document》), Section 6 -> section 6."""
     out: list[Chunk] = []
-    for m in _REF.finditer(sentence):
+    for m in CROSS_REFERENCE.finditer(sentence):
         cue = m.group("cue") or m.group("encue") or m.group("apcue")
         if not cue or strong_only and not _STRONG_CUE.fullmatch(cue.strip()):
             continue

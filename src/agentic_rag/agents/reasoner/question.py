@@ -32,7 +32,7 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
-from agentic_rag.text.clauses import ASKS_PENALTY
+from agentic_rag.text.clauses import ASKS_PENALTY, CROSS_REFERENCE
 from agentic_rag.text.dates import MONTH
 from agentic_rag.text.quantities import extract_quantities, rate_measures, rate_periods
 
@@ -710,7 +710,9 @@ def _states_amount(sentence: str, question: str) -> bool:
         return True  # "账户全部余额" is how much can be drawn
     if _ASKS_FREQUENCY.search(question) and rate_periods(own) - rate_periods(question):
         return True  # "多久至少收运一次" is answered by "每日至少收运一次", "how often" by "monthly"
-    rest = _ORDINAL.sub(" ", _DATE_EXPR.sub(" ", sentence))
+    # a clause a sentence refers to ("as set out in Section 4.3", "违反本条例第十八条") is a label,
+    # no amount
+    rest = _ORDINAL.sub(" ", _DATE_EXPR.sub(" ", CROSS_REFERENCE.sub(" ", sentence)))
     stated = extract_quantities(rest)
     found = [q for q in stated if q.kind != "date" and q.raw and q.raw not in question]
     unit = asked_count_unit(question)

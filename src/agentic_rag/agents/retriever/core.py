@@ -51,6 +51,7 @@ from agentic_rag.agents.sufficiency import coverage, key_terms
 from agentic_rag.agents.vocabulary import Vocabulary, load_synonyms
 from agentic_rag.text.clauses import ASKS_PENALTY, BREACH_CUE, clause_matches, clause_number
 from agentic_rag.text.names import title_matches, title_within
+from agentic_rag.text.quantities import rate_periods
 from agentic_rag.text.similarity import char_bigrams, jaccard, sampled_grams, squash
 from agentic_rag.config import RetrievalSettings
 from agentic_rag.types import (
@@ -677,8 +678,10 @@ class Retriever:
             return grams[cid]
 
         def near(a: str, b: str) -> bool:
-            # versions that differ in a number are a conflict to show, not a duplicate
-            if _numbers(self._chunks[a].text) != _numbers(self._chunks[b].text):
+            # versions that differ in a number or in how often ("monthly" / "weekly") are a
+            # conflict to show, not a duplicate
+            ta, tb = self._chunks[a].text, self._chunks[b].text
+            if _numbers(ta) != _numbers(tb) or rate_periods(ta) != rate_periods(tb):
                 return False
             ga, gb = bigrams(a), bigrams(b)
             return (min(len(ga), len(gb)) >= C.DEDUP_JACCARD * max(len(ga), len(gb))

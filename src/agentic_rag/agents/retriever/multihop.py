@@ -209,7 +209,9 @@ def decompose(question: str, entities: Sequence[str] = ()) -> list[str]:
         m = _RE_ZH_PAIR.search(question)
         if m:
             return [m.group(1).strip("《》"), m.group(2).strip("《》")]
-    if not _RE_COMPARE_EN.search(question):
+    # a capitalized word inside a sentence is part of a name ("First Aid", "More Than Words")
+    if not any(not m.group(0)[0].isupper() or not question[:m.start()].strip()
+               for m in _RE_COMPARE_EN.finditer(question)):
         return []
     names = list(entities) or extract_names(question)
     # "..., A or B?" names the alternatives after the last comma; prefer them when present
