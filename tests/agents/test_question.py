@@ -324,7 +324,9 @@ def test_a_count_of_people_in_person_times_answers_how_many_people_came() -> Non
     ("小区物业每月最多能收多少停车费？", True),
     ("What is the maximum fine the regulator can impose for a late report?", True),
     ("What is the annual fee for a parking permit?", True),
+    ("摆摊的商户每年要缴纳多少卫生费？", True),
     ("这所学校今年招收多少学生？", False),
+    ("要缴纳多少年社保才能退休？", False),
     ("窗口每天收到多少份申请？", False),
 ])
 def test_a_question_for_a_sum_charged_asks_for_money(question: str, money: bool) -> None:

@@ -624,7 +624,7 @@ _SHARE_VALUE = re.compile(r"\d\s*[%％‰]|百分之|千分之|分之[一二三�
 _ASKS_MONEY = re.compile(
     r"多少钱|几块钱|多少元|几元|多少费用|费用(?:是|为)?多少|"
     r"(?:(?:[费钱款租价]|金(?!牌))[^，。；？?]*?|(?=[^，。；？?]*(?:[费钱款租价]|金(?!牌))))"
-    r"(?<![提递移转招接吸验])[交缴付罚赔收](?:了|上|取)?多少"
+    r"(?<![提递移转招接吸验])[交缴付罚赔收](?:了|上|取|纳)?多少"
     r"(?![天日年月周次人个位项条岁号期份件])|"
     r"\bhow much (?:money\b|(?:do|does|did|will|would|can|could|should)\b(?! it take)|"
     r"(?:is|are|was) (?:the|a|an|my|our) (?:fee|fine|charge|price|cost|allowance|stipend|deposit|rent|salary|bonus|"
