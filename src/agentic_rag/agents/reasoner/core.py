@@ -51,7 +51,6 @@ from __future__ import annotations
 
 import dataclasses
 import datetime as dt
-import itertools
 import math
 import re
 import time
@@ -199,9 +198,6 @@ class _Part:
     focus: frozenset[str] = frozenset()  # keys of the listed item this part asks about
     needs_value: bool = False  # only a sentence that states a quantity can answer it
     asked: frozenset[int] | None = None  # which of the question's values it names (None: all)
-    #: the question's sentence it is, when that sentence names its own value ("……的保护范围是多大"):
-    #: what can answer it is judged on that sentence, not on the kinds of value other parts ask
-    text: str = ""
 
 
 @dataclass
@@ -487,16 +483,11 @@ class Reasoner:
         parts: list[_Part] = []
         pieces: list[_Part] = []
 
-        named_kinds: set[str] = set()
-
         def wanted(piece: str) -> Asked:
-            # a part that names no kind of value asks for the kind the parts before it name
-            # ("……要给补贴吗？给多少？": the amount is money); one that names its own keeps it
-            # ("……的保护范围是多大？……多久普查一次？": a distance, then a period)
+            # the kind of value the whole question names counts for each part ("……要给补贴吗？
+            # 给多少？": the amount is money)
             asked = analyze(piece)
-            kinds = asked.kinds or frozenset(named_kinds)
-            named_kinds.update(asked.kinds)
-            return dataclasses.replace(asked, kinds=kinds)
+            return dataclasses.replace(asked, kinds=asked.kinds | whole.kinds)
 
         asked = [q for q in stated if not (q.kind == "date" and q.unit == "year")]
         asks = split_asks(question)
@@ -542,7 +533,7 @@ class Reasoner:
                            and t in part and (t.text in item or t.key in {x.key for x in content_terms(item)})]
                           for item in items]
             if len(items) < 2 or not all(item_terms):
-                parts.append(_Part(part, wants, asked=values, text=piece if len(asks) > 1 else ""))
+                parts.append(_Part(part, wants, asked=values))
                 continue
             # "起付标准、支付比例和最高支付限额分别是多少": one sub-question per listed item,
             # each with the words the items share ("在职职工在三级医院住院")
@@ -715,7 +706,7 @@ class Reasoner:
         """One best sentence per question part, then sentences for words still uncovered, then
         (for "which ones" questions) the best sentence's equally good siblings. Returns the
         sentences and the ids of those that only add to the direct answer (the last two kinds)."""
-        options: list[list[tuple[float, _Sentence]]] = []
+        chosen: list[_Sentence] = []
         for part in plan.parts if len(plan.parts) > 1 else []:
             def part_score(s: _Sentence, part: _Part = part) -> float:
                 return self._score(s, part.terms, plan, part.wants, part.focus, part.asked)
@@ -724,7 +715,7 @@ class Reasoner:
             # is no answer for the 女子 part)
             others = frozenset().union(*(p.focus for p in plan.parts if p is not part)) - part.focus
             pool = [s for s in candidates if (s.has_quantity or not part.needs_value)
-                    and carries(part.wants.answer_type, s.text, part.text or plan.question)
+                    and carries(part.wants.answer_type, s.text, plan.question)
                     and not (others & (s.hits | s.head_hits) and not _names_item(s, part, others, plan))]
             # a listed item is answered by a sentence that names it, when one can carry the answer
             # (a Chinese item: English "and" joins words inside names and titles, "Minister for
@@ -737,11 +728,11 @@ class Reasoner:
             top = part_score(ranked[0])
             if top < self.settings.abstain_below:
                 continue
-            options.append([(part_score(s), s) for s in ranked[:8] if part_score(s) >= C.PART_NEAR_TOP * top])
-        # each part gets its own sentence, one of those nearly as good as its best: the choice
-        # that answers the most parts, then scores the most ("……的保护范围是多大？……多久普查一次？":
-        # the survey sentence answers the second part best, so the first takes its runner-up)
-        chosen = _assign(options)
+            # a sentence already quoted may answer this part too; a nearly as good new one is
+            # preferred, so that each part gets its own sentence
+            pick = next((s for s in ranked[:8] if s not in chosen and part_score(s) >= C.PART_NEAR_TOP * top), None)
+            if pick is not None:
+                chosen.append(pick)
         if not chosen:
             chosen = [next(s for s in candidates if carries(plan.wants.answer_type, s.text, plan.question))]
         # the passage a multi-hop answer comes from is reached through another passage's
@@ -1505,22 +1496,6 @@ def _parallel(words: Sequence[str]) -> bool:
     (女子 / 男子, 男单 / 女单), so that they, not the phrases around them, are what is joined."""
     tags = {word_tag(w) for w in words}
     return len(tags) == 1 and None not in tags
-
-
-def _assign(options: Sequence[Sequence[tuple[float, _Sentence]]]) -> list[_Sentence]:
-    """One sentence per part from its (score, sentence) options, no sentence twice: the choice
-    answering the most parts, then with the highest total score, the earlier options on ties;
-    in part order."""
-    best: tuple[int, float] = (0, 0.0)
-    picks: tuple[_Sentence | None, ...] = ()
-    for combo in itertools.product(*[[*opts, (0.0, None)] for opts in options]):
-        said = [s for _, s in combo if s is not None]
-        if len(set(map(id, said))) < len(said):
-            continue
-        key = (len(said), sum(score for score, _ in combo))
-        if key > best:
-            best, picks = key, tuple(s for _, s in combo)
-    return [s for s in picks if s is not None]
 
 
 def _within(chosen: list[_Sentence], extra: set[int], max_chars: int, lang: str) -> list[_Sentence]:
