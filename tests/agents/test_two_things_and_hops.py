@@ -351,6 +351,15 @@ def test_a_documents_title_joined_by_and_lists_no_items():
     assert _coordinated("How much did Larkspur and Fenwick pay out in 2024?") == ["Larkspur", "Fenwick"]
 
 
+def test_a_report_about_another_edition_answers_nothing_about_the_edition_asked():
+    expo = zh("e", "开幕当天，共有42个项目现场签约，签约总金额31.2亿元。", title="第四届青岚国际花卉博览会开幕")
+    race = zh("r", "本届龙舟赛男女全程冠军各获得奖金5万元，赛事总奖金为60万元。", title="第二届青岚湖龙舟赛落幕")
+    answer = ask_zh("第三届青岚国际花卉博览会的签约总金额是多少？", expo, race)
+    assert answer.status == "abstained" and "第三届" in answer.text, answer.text
+    answer = ask_zh("第四届青岚国际花卉博览会的签约总金额是多少？", expo, race)
+    assert answer.text.startswith("开幕当天，共有42个项目现场签约，签约总金额31.2亿元"), answer.text
+
+
 def test_each_listed_item_is_answered_by_a_sentence_that_names_it():
     # the rule about every gold medal shares more words with the question, but names neither
     rule = zh("t", "青岚运动会上获得金牌的运动员，每枚金牌奖励2万元。", title="青岚运动会奖励办法")

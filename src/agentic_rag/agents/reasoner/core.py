@@ -250,8 +250,8 @@ class Reasoner:
         """Answer ``question`` from ``evidence`` only; every sentence cites its chunks."""
         t0 = time.perf_counter()
         lang = _language(question, route)
-        usable = _about_named([e for e in evidence if e.score >= self.settings.min_evidence_score][:C.MAX_EVIDENCE],
-                              question)
+        usable = _about_named(_of_edition([e for e in evidence if e.score >= self.settings.min_evidence_score]
+                                          [:C.MAX_EVIDENCE], question), question)
         plan = self._plan(question, route, usable)
         trace: list[TraceEvent] = []
         chunks = [e.chunk for e in usable]
@@ -1712,6 +1712,21 @@ def _current(candidates: list[_Sentence], route: RouteDecision) -> list[_Sentenc
     live = {(s.chunk.title, s.chunk.clause) for s in candidates if s.chunk.status == "active" and s.chunk.clause}
     kept = [s for s in candidates if s.chunk.status == "active" or (s.chunk.title, s.chunk.clause) not in live]
     return kept or candidates
+
+
+def _of_edition(evidence: list[Evidence], question: str) -> list[Evidence]:
+    """The evidence less the reports whose title names another edition of what the question
+    counts: "第三届……博览会开幕" is about the third expo, and no evidence for "第二届……博览会"."""
+    counted = ordinals(question)
+    if not counted:
+        return evidence
+    kinds = {c for _, c in counted}
+
+    def other(title: str) -> bool:
+        titled = ordinals(unstamped(title))
+        return bool(titled) and not titled & counted and bool({c for _, c in titled} & kinds)
+
+    return [e for e in evidence if not other(e.chunk.title)]
 
 
 def _about_named(evidence: list[Evidence], question: str) -> list[Evidence]:
