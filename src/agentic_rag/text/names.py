@@ -37,12 +37,14 @@ _RE_NAME = re.compile(rf"(?<![\w'])(?:{_NAME_WORD})"
 _RE_STYLED = re.compile(r",\s(?:[A-Z][\w'’\-]*\s){0,3}(?:of|von|de)\s(?:the\s)?[A-Z][\w'’\-]*(?:\s[A-Z][\w'’\-]*)?")
 _RE_REGNAL = re.compile(r",\s[A-Z][\w'’\-]*(?:\s[A-Z][\w'’\-]*){0,2}")
 _ALWAYS_DROP = frozenset({"according", "please"})
-# ... except inside a document's title, which often joins two matters: "Health and Safety Policy",
-# "the Travel and Expenses Handbook" name one document (not "Health" and "Safety Policy")
+# "and" does join the words of a document's title, which often names two matters: "Health and
+# Safety Policy", "the Travel and Expenses Handbook" name one document (not "Health" and "Safety Policy")
 _DOC_NOUN = (r"(?:Polic(?:y|ies)|Procedures?|Handbook|Manual|Guidelines?|Standards?|Code|Act|Regulations?|Rules|"
              r"Agreement|Plan|Notice|Measures|Provisions|Framework|Charter|Programme|Program|Scheme)")
 _RE_DOC_TITLE = re.compile(rf"(?<![\w'])(?:{_CAP_WORD}\s+){{0,5}}{_CAP_WORD}\s+(?:and|&)\s+(?:{_CAP_WORD}\s+){{0,4}}"
                            rf"{_DOC_NOUN}\b")
+
+QUOTED = re.compile(r"[\"“]([^\"”]{2,80})[\"”]|《([^》]{1,60})》")
 
 
 def document_titles(text: str) -> list[str]:
@@ -53,7 +55,6 @@ def document_titles(text: str) -> list[str]:
     ['Workplace First Aid and Incident Reporting Policy']
     """
     return [m.group(0) for m in _RE_DOC_TITLE.finditer(text)]
-QUOTED = re.compile(r"[\"“]([^\"”]{2,80})[\"”]|《([^》]{1,60})》")
 
 # the commonest Chinese surnames (the 2020 household-register ranking's first hundred, without
 # those that are also everyday function words: 于, 向, 时, 成, 和): a given name is rarely in a

@@ -831,8 +831,10 @@ class Reasoner:
             groups.append(group)
         # an amending item that puts another name in a clause: the two names disagree
         for item in relevant:
-            for values in _REPLACED.findall(item.quote):
-                for clause in (c for c in relevant if _amends(item, c)):
+            replaced = _REPLACED.findall(item.quote)
+            amended = [c for c in relevant if _amends(item, c)] if replaced else []
+            for values in replaced:
+                for clause in amended:
                     group = replaced_conflict((stated[id(item)], item.chunk, item.idx),
                                               (clause.quote, clause.chunk, clause.idx), values)
                     if group:

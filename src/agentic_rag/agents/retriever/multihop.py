@@ -209,8 +209,8 @@ def decompose(question: str, entities: Sequence[str] = ()) -> list[str]:
         m = _RE_ZH_PAIR.search(question)
         if m:
             return [m.group(1).strip("《》"), m.group(2).strip("《》")]
-    # a capitalized word inside a sentence is part of a name ("First Aid", "More Than Words")
-    if not any(not m.group(0)[0].isupper() or not question[:m.start()].strip()
+    # a capitalized compare word inside a sentence is part of a name ("First Aid", "More Than Words")
+    if not any(m.group(0)[0].islower() or not question[:m.start()].strip()
                for m in _RE_COMPARE_EN.finditer(question)):
         return []
     names = list(entities) or extract_names(question)
