@@ -11,6 +11,7 @@ Chunk ids are stable across re-ingest of unchanged content: ``<doc_id>:<clause p
 from __future__ import annotations
 
 import datetime as dt
+import re
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
@@ -112,9 +113,10 @@ class Chunk(_Dated, _Frozen):
                                         for d in (self.publish_date, self.effective_date))
 
 
-#: the phrase of a REFERENCES edge from an amending act's item to the clause it changes
-#: ("将第九条中的……修改为……") starts with this
-AMENDS_CUE = "将"
+#: how the phrase of a REFERENCES edge from an amending act's item to the clause it changes
+#: starts ("将第九条中的……修改为……", "在第七条中增加一款", "删去第十八条", "Clause 4.2 is deleted and
+#: replaced", "In clause 5.3, … is replaced"); a plain reference starts with its verb (详见, see)
+AMENDS_PHRASE = re.compile(r"(?:将|在|删去|删除)\s*第|(?i:(?:in\s+)?(?:clause|section|article|paragraph)\s)")
 
 
 class Edge(_Frozen):
@@ -128,7 +130,7 @@ class Edge(_Frozen):
     @property
     def amends(self) -> bool:
         """Whether ``src`` is an item of an amending act that changes the clause ``dst``."""
-        return self.kind == "REFERENCES" and self.phrase.startswith(AMENDS_CUE)
+        return self.kind == "REFERENCES" and AMENDS_PHRASE.match(self.phrase) is not None
 
 
 class Filter(_Frozen):

@@ -24,6 +24,7 @@ import re
 from dataclasses import dataclass, field
 
 from agentic_rag.ingest import tables as tbl
+from agentic_rag.text.clauses import amended_title, amending_item_label
 from agentic_rag.text.dates import DATE
 from agentic_rag.text.numerals import CN_NUMERAL_CHARS, cn_to_int
 from agentic_rag.text.sentences import LIST_ITEM
@@ -401,27 +402,38 @@ def _table_block(text: str, pos: int) -> _Marker | None:
     return _Marker(pos, pos, "table", end=end, table=table)
 
 
-def _select_clauses(markers: list[_Marker]) -> list[_Marker]:
+def _select_clauses(markers: list[_Marker], text: str = "", amending: bool = False) -> list[_Marker]:
     """Decide which item markers are clauses: only where the document has no articles, and
     ``1.`` lines of a Markdown document only when they are its headings (``## 2. Scope``):
-    under Markdown headings a ``1.`` line is an ordered list, which stays in its section."""
+    under Markdown headings a ``1.`` line is an ordered list, which stays in its section.
+
+    In an amending instrument the numbered items that replace or insert clauses ("1. Clause 4.2
+    is deleted and replaced with: …") are its clauses wherever they stand, each labelled with the
+    clause it sets (4.2), the label the clause has in the instrument it amends."""
     has_articles = any(m.kind == "clause" and m.level == 1 for m in markers)
     has_items = any(m.kind == "item" for m in markers)
     markdown = any(m.heading or m.kind == "head" and m.idpart.startswith("h") for m in markers)
+    sets = {id(m): amending_item_label(text[m.pos:m.eol]) for m in markers
+            if amending and not has_articles and m.kind == "num_item"}
+    items_amend = any(sets.values())
     out: list[_Marker] = []
     for m in markers:
         if m.kind == "item" or m.kind == "num_item":
-            if has_articles or (m.kind == "num_item" and (has_items or markdown and not m.heading)):
+            amends = items_amend and m.kind == "num_item"
+            if not amends and (has_articles or (m.kind == "num_item" and (has_items or markdown and not m.heading))):
                 continue
             m.kind = "clause"
             m.label, m.label_short = m.label.rstrip("、.．"), m.label_short or m.label
+            if sets.get(id(m)):
+                m.label = m.no = sets[id(m)]
         out.append(m)
     return out
 
 
-def segment(text: str) -> list[_Segment]:
-    """Cut ``text`` into clause segments (internal; :func:`chunk_document` is the public API)."""
-    markers = _select_clauses(_find_markers(text))
+def segment(text: str, amending: bool = False) -> list[_Segment]:
+    """Cut ``text`` into clause segments (internal; :func:`chunk_document` is the public API);
+    ``amending``: the text is an amending instrument (:func:`_select_clauses`)."""
+    markers = _select_clauses(_find_markers(text), text, amending)
     segments: list[_Segment] = []
     ctx = _Context()
     kind: SectionKind = "body"
@@ -589,7 +601,8 @@ def chunk_document(doc: Document, max_clause_chars: int = 500) -> list[Chunk]:
     }
     chunks: list[Chunk] = []
     counters: dict[str, int] = {}
-    for seg in segment(text):
+    amending = amended_title(meta.title or "") is not None or bool(meta.extra.get("amends"))
+    for seg in segment(text, amending):
         if seg.ctx.clauses:
             label, clause_no = seg.ctx.clauses[-1][1], seg.ctx.clauses[-1][2]
         elif seg.ctx.appendix is not None and seg.kind != "footnote":

@@ -5,8 +5,10 @@ see Section 5, pursuant to Article 3; within a document they resolve at once, a 
 (《中华人民共和国民法典》第五十四条) resolves in the pipeline after every document is stored.
 ``SUPERSEDES`` (newer document -> older document) come from explicit statements (同时废止,
 supersedes) and from a newer version (later publish date) of the same title. An item of an
-amending act (关于修改《X》的决定: "将第九条中的……修改为……") REFERENCES the clause of X it
-changes (:attr:`agentic_rag.types.Edge.amends`).
+amending act (关于修改《X》的决定: "将第九条中的……修改为……"; "X – Amendment No. 1": "Clause 4.2
+is deleted and replaced with") REFERENCES the clause of X it changes
+(:attr:`agentic_rag.types.Edge.amends`); its other clause references ("违反本条例第十九条", "under
+section 5") are to clauses of X as well, since the act has no clauses of its own.
 """
 
 from __future__ import annotations
@@ -14,11 +16,11 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from functools import lru_cache
 
 from agentic_rag.ingest.chunking import EN_CLAUSE_NO, roman_to_int
 from agentic_rag.text.numerals import CN_NUMERAL_CHARS, cn_to_int
-from agentic_rag.types import AMENDS_CUE, Chunk, Edge
+from agentic_rag.text.clauses import AMENDED_CLAUSE, amended_title
+from agentic_rag.types import Chunk, Edge
 
 _NUM = f"[{CN_NUMERAL_CHARS}0-9０-９]+"
 _OWN = r"本(?:办法|条例|法|规定|细则|实施细则|规则|通知|决定|意见|方案|准则|章程|合同|协议|标准|制度|办法实施细则)"
@@ -38,26 +40,12 @@ _EN_REF = re.compile(
 _DOC_REF = re.compile(rf"《(?P<title>[^《》\n]{{2,80}})》\s*(?:[（(][^()（）\n]{{0,40}}[)）])?\s*第(?P<no>{_NUM})条(?:之(?P<sub>{_NUM}))?")
 
 
-# an amending act names the act it amends in its title ("关于修改《X》的决定", "《X》修正案"), and
-# each of its items the clause it changes: "将第四条修改为……", "将第九条中的“……”修改为“……”"
-_AMENDING_TITLE = re.compile(r"(?:关于)?修改《(?P<title>[^《》]{2,80})》的决定|《(?P<title2>[^《》]{2,80})》修正案")
-_AMENDED_CLAUSE = re.compile(rf"{AMENDS_CUE}\s*(?:第[{CN_NUMERAL_CHARS}0-9]+章\s*)?第(?P<no>{_NUM})条(?:之(?P<sub>{_NUM}))?")
-
-
-@lru_cache(maxsize=4096)
-def amended_title(title: str) -> str | None:
-    """The title of the act an amending act amends ("关于修改《青川市物业条例》的决定" ->
-    "青川市物业条例"), or ``None`` for any other document."""
-    m = _AMENDING_TITLE.search(title)
-    return (m.group("title") or m.group("title2")).strip() if m else None
-
-
 def amended_clauses(text: str) -> list[tuple[str, str]]:
     """(clause number, phrase) of each clause an amending act's item changes ("将第九条中的……"
-    -> ("9", "将第九条"))."""
+    -> ("9", "将第九条"), "Clause 4.2 is deleted and replaced" -> ("4.2", …))."""
     out = []
-    for m in _AMENDED_CLAUSE.finditer(text):
-        no = _cn_no(m.group("no"), m.group("sub"))
+    for m in AMENDED_CLAUSE.finditer(text):
+        no = m.group("en") or _cn_no(m.group("no"), m.group("sub"))
         if no is not None:
             out.append((no, m.group(0)))
     return out
@@ -123,16 +111,24 @@ def references(chunks: Sequence[Chunk]) -> tuple[list[Edge], list[PendingReferen
             # "将第九条中的……修改为……" changes clause 9 of the amended act, not of this one
             pending.extend(PendingReference(chunk.chunk_id, amended, no, phrase)
                            for no, phrase in amended_clauses(text))
+        targets: list[tuple[str | None, str]] = []
+
+        def clause_ref(no: str | None, phrase: str) -> None:
+            # an amending act has no clauses of its own to refer to: its "违反本条例第十九条"
+            # and "under section 5" are clauses of the act it amends
+            if amended and no:
+                pending.append(PendingReference(chunk.chunk_id, amended, no, phrase))
+            else:
+                targets.append((index.get(("clause", no or "")), phrase))
         for m in _DOC_REF.finditer(text):
             no = _cn_no(m.group("no"), m.group("sub"))
             if no is not None:
                 pending.append(PendingReference(chunk.chunk_id, m.group("title").strip(), no, m.group(0)))
                 doc_spans.append(m.span())
-        targets: list[tuple[str | None, str]] = []
         for m in _CN_REF.finditer(text):
             if any(s <= m.start() < e for s, e in doc_spans):
                 continue
-            targets.append((index.get(("clause", _cn_no(m.group("no"), m.group("sub")) or "")), m.group(0)))
+            clause_ref(_cn_no(m.group("no"), m.group("sub")), m.group(0))
             # 依照本规定第五条、第六条: every article of the list is referenced
             end = m.end()
             for _ in range(50):  # bounded: a list longer than this is not a reference
@@ -140,7 +136,7 @@ def references(chunks: Sequence[Chunk]) -> tuple[list[Edge], list[PendingReferen
                 if more is None:
                     break
                 no = _cn_no(more.group("no"), more.group("sub"))
-                targets.append((index.get(("clause", no or "")), m.group(0) + text[m.end():more.end()]))
+                clause_ref(no, m.group(0) + text[m.end():more.end()])
                 end = more.end()
         for m in _CN_APPX_REF.finditer(text):
             raw = m.group("no")
@@ -151,8 +147,10 @@ def references(chunks: Sequence[Chunk]) -> tuple[list[Edge], list[PendingReferen
             targets.append((target, m.group(0)))
         if english:
             for m in _EN_REF.finditer(text):
-                group = "appendix" if m.group("kind").lower() in ("appendix", "annex", "schedule", "exhibit") else "clause"
-                targets.append((index.get((group, _en_no(m.group("no")))), m.group(0)))
+                if m.group("kind").lower() in ("appendix", "annex", "schedule", "exhibit"):
+                    targets.append((index.get(("appendix", _en_no(m.group("no")))), m.group(0)))
+                else:
+                    clause_ref(_en_no(m.group("no")), m.group(0))
         for target, phrase in targets:
             if target is None or target == chunk.chunk_id or target.rsplit(":", 1)[0] == chunk.chunk_id.rsplit(":", 1)[0]:
                 continue  # unknown clause, or the clause pointing at itself

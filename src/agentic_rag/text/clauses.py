@@ -12,11 +12,12 @@ form ingest stores as ``Chunk.clause_no``); :func:`clause_matches` compares a la
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from agentic_rag.text.numerals import CN_NUMERAL_CHARS, cn_to_int, int_to_cn
 
-__all__ = ["ASKS_PENALTY", "BREACH_CUE", "CROSS_REFERENCE", "SELF_NAME", "clause_matches", "clause_number",
-           "item_references", "item_text"]
+__all__ = ["AMENDED_CLAUSE", "ASKS_PENALTY", "BREACH_CUE", "CROSS_REFERENCE", "SELF_NAME", "amended_title",
+           "amending_item_label", "clause_matches", "clause_number", "item_references", "item_text"]
 
 #: how a document names itself in its own references ("依照本法第四十七条", "本办法第九条")
 SELF_NAME = r"本(?:法|办法|规定|制度|通知|条例|细则|决定|章程|准则)"
@@ -29,6 +30,57 @@ CROSS_REFERENCE = re.compile(
     r"(?:Section|Article|Clause)\s+(?P<enno>\d+(?:\.\d+)*)"
     r"|(?P<apcue>详见|参见|见|依照|按照|列入|listed in|set out in|see|under|in)?\s*"
     r"(?:附件|附录|Appendix|Annex|Schedule)\s*(?P<apno>\d+|[一二三四五六七八九十]+|(?-i:[A-Z])\b)", re.I)
+
+# -- amending instruments -----------------------------------------------------------------------
+_AMENDMENT = r"(?:(?:first|second|third|fourth|fifth)\s+)?amendment(?:\s+(?:no\.?\s*)?\d+)?"
+#: an amending instrument names the instrument it amends in its title: "关于修改《X》的决定",
+#: "《X》修正案", "Amendment No. 1 to the X", "X – Amendment No. 1", "X (Second Amendment)"
+_AMENDING_TITLE = re.compile(
+    r"(?:关于)?修改《(?P<zh>[^《》]{2,80})》的决定|《(?P<zh2>[^《》]{2,80})》修正案"
+    rf"|^\s*{_AMENDMENT}\s+to\s+(?:the\s+)?(?P<en>\S.{{2,150}}?)\s*$"
+    rf"|^\s*(?P<en2>\S.{{2,150}}?)\s*(?:[–—:]|\s-|\()\s*{_AMENDMENT}\s*\)?\s*$", re.I)
+_EN_NO = r"\d{1,3}(?:\.\d{1,3})*[a-z]?(?![\w.])"
+#: what an English amending item does to a clause it names
+_EN_CHANGES = "replaced|amended|substituted|revised|deleted|revoked|repealed|changed|extended|increased|reduced|shortened"
+_EN_INSERTS = "inserted|added"
+
+
+def _en_item(group: str, verbs: str) -> str:
+    """An English amending item naming a clause (its number in ``group``) and what is done to it."""
+    return (rf"\b(?:clause|section|article|paragraph)\s+(?P<{group}>{_EN_NO})(?:\s+of\s+the\s+[\w ]{{1,60}}?)?"
+            rf"(?:,\s*[^.\n]{{0,160}}?)?\s+(?:is|are|shall\s+be)\s+(?:hereby\s+)?(?:deleted\s+and\s+)?(?:{verbs})\b")
+
+
+#: the clause an amending item changes: "将第九条中的……修改为……", "在第七条中增加一款", "删去第十八条第二款";
+#: "Clause 4.2 is deleted and replaced with", "Article 6.1 of the Agreement is replaced as follows",
+#: "In clause 5.3, "£10,000" is replaced by "£15,000"". An item that inserts a new clause
+#: ("增加一条，作为第三十一条", "A new clause 3.4 is inserted") changes none.
+AMENDED_CLAUSE = re.compile(
+    rf"(?:将|在|删去|删除)\s*(?:第[{CN_NUMERAL_CHARS}0-9]+章\s*)?第(?P<no>[{CN_NUMERAL_CHARS}0-9０-９]+)条"
+    rf"(?:之(?P<sub>[{CN_NUMERAL_CHARS}0-9]+))?|(?i:(?:\bin\s+)?{_en_item('en', _EN_CHANGES)})")
+#: an English amending item's line, naming the clause it sets or inserts ("Clause 4.2 is deleted
+#: and replaced with:", "A new clause 3.4 is inserted after clause 3.3")
+_SETS_CLAUSE = re.compile(_en_item("no", f"{_EN_CHANGES}|{_EN_INSERTS}"), re.I)
+
+
+@lru_cache(maxsize=4096)
+def amended_title(title: str) -> str | None:
+    """The title of the instrument an amending instrument amends ("关于修改《青川市物业条例》的决定"
+    -> "青川市物业条例", "Travel Policy – Amendment No. 2" -> "Travel Policy"), or ``None``."""
+    m = _AMENDING_TITLE.search(title or "")
+    if not m:
+        return None
+    found = next(g for g in (m.group("zh"), m.group("zh2"), m.group("en"), m.group("en2")) if g)
+    return found.strip()
+
+
+def amending_item_label(line: str) -> str | None:
+    """The clause an English amending item sets, as its label ("1. Clause 4.2 is deleted and
+    replaced with:" -> "4.2"; "2. A new clause 3.4 is inserted" -> "3.4"), or ``None`` for a
+    line that amends no clause."""
+    m = _SETS_CLAUSE.search(line)
+    return m.group("no") if m else None
+
 
 _PREFIXES = ("第", "article", "art.", "section", "sec.", "§", "clause")
 _SUB = re.compile(r"^(?P<main>.+?)条之(?P<sub>.+)$")

@@ -10,8 +10,10 @@ __all__ = ["LIST_ITEM", "LONG_SENTENCE_CHARS", "is_heading", "label_length", "sp
 
 
 _SENT_END = re.compile(r"[。！？!?]+|(?<=[a-z0-9)\]])\.(?=\s+[A-Z(\"“]|\s*$)")
+# a clause quoted whole (the new text an amendment puts in: '"4.2 A referral remains …') opens
+# with a quotation mark before its label
 _LABEL = re.compile(
-    r"^\s*(?:#+\s*)?(?:第[一二三四五六七八九十百千零〇\d]+[条章节款项](?:之[一二三四五六七八九十]+)?|"
+    r"^\s*[\"“]?(?:#+\s*)?(?:第[一二三四五六七八九十百千零〇\d]+[条章节款项](?:之[一二三四五六七八九十]+)?|"
     r"(?:Article|Section|Clause|Art\.|Sec\.|§)\s*(?:[A-Z]\.)?[\dIVXivx.]+(?:\([a-z0-9]{1,3}\))*"
     r"(?:bis|ter|quater)?[.:]?|[A-Z]\.\d+(?:\.\d+)*(?=\s)|\d+(?:\.\d+)+(?=\s)|[一二三四五六七八九十]+、|"
     r"[（(][一二三四五六七八九十\d]+[)）]|\d+[.、)）](?!\d)|[-*•])\s*"

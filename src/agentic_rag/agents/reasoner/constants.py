@@ -31,8 +31,9 @@ OTHER_PERIOD = 0.8
 DISPUTED_BONUS = 0.3
 DISPUTED_FLOOR = 0.3  # ... when it scores at least this share of the best sentence
 #: a source's title is shortened to this many characters in a conflict sentence (a passage
-#: without a title is named by its first line)
+#: without a title is named by its first line); an English title, cut at a word, to this many
 TITLE_CHARS = 40
+TITLE_CHARS_EN = 64
 
 # -- term weights (how much a question word counts) ------------------------------------------
 #: a generic rule word ("规定", "policy") or a word only the Router's rewrite adds

@@ -104,9 +104,9 @@ from agentic_rag.agents.reasoner.scoring import Signals, dense_signal, evidence_
 from agentic_rag.agents.retriever.multihop import needs_hop
 from agentic_rag.agents.vocabulary import TextCover, Vocabulary, packaged_vocabulary, shared_cover
 from agentic_rag.config import ReasonerSettings
-from agentic_rag.ingest.edges import amended_clauses, amended_title
+from agentic_rag.ingest.edges import amended_clauses
 from agentic_rag.ingest.metadata import promulgation
-from agentic_rag.text.clauses import (CROSS_REFERENCE, SELF_NAME, clause_matches, clause_number, item_references,
+from agentic_rag.text.clauses import (CROSS_REFERENCE, SELF_NAME, amended_title, clause_matches, clause_number, item_references,
                                       item_text)
 from agentic_rag.text.language import is_cjk
 from agentic_rag.text.names import document_titles, extract_names, fold
@@ -853,7 +853,7 @@ class Reasoner:
             # 中的……修改为……" says nothing of 第二十七条, however alike the two penalties read)
             said = [owner[id(f)] for f in group]
             return all(not amended_title(s.chunk.title)
-                       or all(o.chunk.doc_id == s.chunk.doc_id or _amends(s, o) for o in said)
+                       or all(o.chunk.doc_id == s.chunk.doc_id or _amends(s, o, replacing=True) for o in said)
                        for s in said)
 
         groups = [g for g in groups if _one_subject(g) and not items_apart(g) and amends_its_peers(g)
@@ -1197,11 +1197,17 @@ _ASKS_MAKING = re.compile(r"通过|批准|修正|修订|修改|公布|颁布|施
                           r"\b(?:adopt|pass|amend|enact|promulgat|approv|effective|in force)", re.I)
 
 
+#: how an amending act closes: the amended act "根据本决定作相应修改……重新公布" (when the
+#: decision applies, "本决定自……起施行", answers when the new rules start)
+_AMENDING_CLOSE = re.compile(r"根据本决定作相应(?:的)?修改")
+
+
 def _is_promulgation_note(sentence: str) -> bool:
     """Whether ``sentence`` is an act's promulgation note, in brackets under its title:
-    "（2019年3月1日……会议通过　2019年5月30日……批准）"."""
+    "（2019年3月1日……会议通过　2019年5月30日……批准）", or an amending act's note that the
+    amended act is republished as amended."""
     text = sentence.strip()
-    return text[:1] in "（(" and text[-1:] in "）)" and bool(promulgation(text))
+    return text[:1] in "（(" and text[-1:] in "）)" and bool(promulgation(text)) or bool(_AMENDING_CLOSE.search(text))
 
 
 def _link_hops(sentences: Sequence[_Sentence], plan: _Plan) -> None:
@@ -1375,13 +1381,23 @@ _AMENDED_TO = re.compile(r"修改为|改为")
 _REPLACED = re.compile(r"[“\"「]([^”\"」]{1,40})[”\"」]\s*(?:修改为|改为)\s*[“\"「]([^”\"」]{1,40})[”\"」]")
 
 
-def _amends(item: _Sentence, clause: _Sentence) -> bool:
+#: how an amending item that adds to a clause or deletes part of it starts ("在第七条中增加一款", "删去第十八条第二款")
+_ADDS_OR_DROPS = ("在", "删去", "删除")
+
+
+def _amends(item: _Sentence, clause: _Sentence, replacing: bool = False) -> bool:
     """Whether ``item`` is an amending act's item that changes the clause ``clause`` is from
-    ("将第九条中的……修改为……" of 关于修改《X》的决定, for 第九条 of X)."""
+    ("将第九条中的……修改为……" of 关于修改《X》的决定, for 第九条 of X); ``replacing``: and
+    changes it by replacing its words, not by adding a paragraph or item to it or deleting one
+    ("在第二十七条中增加一款" leaves the clause's own values in force)."""
     target = amended_title(item.chunk.title)
     if not target or not clause.chunk.clause_no or re.sub(r"\s", "", target) != re.sub(r"\s", "", clause.chunk.title):
         return False
-    return any(no == clause.chunk.clause_no for no, _ in amended_clauses(item.quote))
+    # the item's own words name the clause ("将第九条中的……"), or its first line does ("Clause 4.2
+    # is deleted and replaced with:" above the quoted new clause)
+    changed = amended_clauses(item.quote) or amended_clauses(item.chunk.text)
+    return any(no == clause.chunk.clause_no and not (replacing and phrase.startswith(_ADDS_OR_DROPS))
+               for no, phrase in changed)
 
 
 def _as_amended(sentence: str, amended: Sequence[str] = ()) -> str:
@@ -1749,9 +1765,10 @@ def _about_named(evidence: list[Evidence], question: str) -> list[Evidence]:
     if not about:
         return evidence
     # another version of a document about it is about it too, whether or not its retrieved
-    # clauses repeat the name
+    # clauses repeat the name, and so is an instrument amending it ("X – Amendment No. 1")
     titles = {e.chunk.title for e in evidence if e.chunk.doc_id in about}
-    return [e for e in evidence if e.chunk.doc_id in about or e.chunk.title in titles]
+    return [e for e in evidence if e.chunk.doc_id in about or e.chunk.title in titles
+            or amended_title(e.chunk.title) in titles]
 
 
 def _table_text(chunk: Chunk) -> str:
@@ -2022,8 +2039,12 @@ def _join(lang: str, pieces: Sequence[str]) -> str:
 def _source(v, lang: str, same_title: bool) -> str:  # v: ConflictValue
     year = v.publish_date.year if v.publish_date else None
     clause = v.clause or ""
-    if len(v.title) > C.TITLE_CHARS:
-        v = v.model_copy(update={"title": v.title[:C.TITLE_CHARS - 1].rstrip() + "…"})
+    limit = C.TITLE_CHARS if lang == "zh" else C.TITLE_CHARS_EN
+    if len(v.title) > limit:
+        cut = v.title[:limit - 1]
+        if lang != "zh" and v.title[limit - 1].isalnum() and " " in cut:
+            cut = cut[:cut.rfind(" ")]  # never half a word: "Amendm…" reads as a term of its own
+        v = v.model_copy(update={"title": cut.rstrip(" –—-:,") + "…"})
     if lang == "zh":
         prefix = f"{year}年" if year and (same_title or str(year) not in v.title) else ""
         return f"{prefix}《{v.title}》{clause}" if v.title else f"{prefix}{clause}"
