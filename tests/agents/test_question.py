@@ -358,3 +358,20 @@ def test_a_clause_a_sentence_refers_to_is_no_amount() -> None:
     assert carries("number", "Each extinguisher is checked monthly by a warden.", question)
     question = "违反规定要罚多少钱？"
     assert not carries("number", "违反本条例第十八条规定的，依照有关法律处理。", question)
+
+
+@pytest.mark.parametrize("question, kind", [
+    ("What is the annual loyalty bonus for warehouse staff?", "number"),
+    ("What is the refundable key deposit for a locker?", "number"),
+    ("What are the late fees for overdue library books?", "number"),
+    ("What is the bonus scheme meant to reward?", "definition"),  # "bonus" qualifies "scheme"
+    ("What are the rules on deposits?", "list"),  # a preposition: rules are asked, not a sum
+])
+def test_a_sum_paid_named_by_its_noun_asks_for_an_amount(question: str, kind: str) -> None:
+    assert analyze(question).answer_type == kind
+
+
+def test_one_of_many_is_no_amount() -> None:
+    question = "What is the annual loyalty bonus for warehouse staff?"
+    assert not carries("number", "Our warehouse team is one of the most loyal in the region.", question)
+    assert carries("number", "Warehouse staff receive a loyalty bonus of one week's pay.", question)

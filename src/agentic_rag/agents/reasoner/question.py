@@ -116,7 +116,13 @@ _NUMBER = re.compile(
     r"\bwhat (?:is|are|was|were) the (?:minimum|maximum)\b|\bwhat (?:percentage|rate|amount|share|"
     r"number|proportion|fraction)\b|\bnumber of\b|\bwhat (?:is|was|were|are) (?:the |its |their )?(?:\S+'s )?"
     r"(?:\w+ )?(?:revenue|sales|population|price|cost|salary|budget|score|amount|height|length|age|"
-    r"profit|income|fee|allowance|rate)\b", re.I)
+    r"profit|income|fee|allowance|rate)\b|"
+    # a sum paid: up to two words qualify it ("the standard referral bonus"), never a preposition
+    # ("the rules on bonuses" asks for rules), and it heads its phrase ("the bonus policy" is a policy)
+    r"\bwhat (?:is|was|were|are) (?:the |its |their )?(?:(?!(?:on|of|about|for|in|at|with|to|and|or)\b)[\w-]+ ){0,2}"
+    r"(?:bonus(?:es)?|fees|wages?|deposit|premium|subsidy|rent|fines?|per diem|reimbursement|compensation)"
+    r"(?=\s*(?:[?？,.]|$)|\s+(?:for|of|in|at|on|per|paid|payable|under|when|if|to|after|before|from|with)\b)",
+    re.I)
 _PERSON = re.compile(
     r"谁|哪位|何人|什么人|(?:导演|主演|演员|编剧|作者|作曲|歌手|总理|总统|首相|主席|总书记|部长|市长|省长|行政长官|"
     r"首席执行官|CEO|董事长|总裁|总经理|创始人|得主|冠军得主|获得者|指令长|旗手|火炬手|教练|主教练|队长|"
@@ -878,6 +884,10 @@ _SANCTION = re.compile(
     r"revoked?|liable|prosecut(?:ed|ion)|forfeit(?:ed|s)?)\b", re.I)
 
 
+#: English "one" that counts nothing: "one of the best sources", "one another", "no one"
+_NOT_A_COUNT = re.compile(r"\b(?:no )?one(?= of\b| another\b)|\bno one\b", re.I)
+
+
 @lru_cache(maxsize=16384)
 def _carries(answer_type: str, sentence: str) -> bool:
     if answer_type == "sanction":
@@ -887,7 +897,7 @@ def _carries(answer_type: str, sentence: str) -> bool:
                                                          for q in extract_quantities(sentence))
     if answer_type == "number":
         # a year or a date is no amount: "2021年" does not answer "how much in 2021"
-        rest = _DATE_EXPR.sub(" ", sentence)
+        rest = _NOT_A_COUNT.sub(" ", _DATE_EXPR.sub(" ", sentence))
         return bool(re.search(r"\d", rest)) or any(q.kind not in ("date",) for q in extract_quantities(rest)) \
             or bool(re.search(r"[零〇一二两三四五六七八九十百千万亿]+余?[个次人名位项元倍成场届家辆件台吨斤米只块]", rest)) \
             or bool(re.search(r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|thirty|"
