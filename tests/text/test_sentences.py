@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
-from agentic_rag.text.sentences import LIST_ITEM, split_sentences
+import pytest
+
+from agentic_rag.text.sentences import LIST_ITEM, split_sentences, strip_label
 
 
 def sentences(text: str) -> list[str]:
@@ -14,3 +16,17 @@ def test_a_numbered_item_keeps_its_number_and_a_sentence_still_ends_at_its_dot()
     assert sentences(text) == ["Approved ports:", "1. Valparaiso", "2. Durban", "Ships dock at 9", "Crews rest"]
     assert all(LIST_ITEM.match(s) for s in sentences(text)[1:3])
 
+
+
+@pytest.mark.parametrize("sentence, stripped", [
+    # an article's own title, set apart by spaces, is part of its label, not of the sentence
+    ("第八条 加班调休 员工加班的，应当在三个月内安排调休", "员工加班的，应当在三个月内安排调休"),
+    ("第十二条　押金退还　退租时押金应在七日内退还", "退租时押金应在七日内退还"),
+    # a stray space inside the sentence itself is not a title
+    ("第八条　为了保障 员工休息，制定本规定", "为了保障 员工休息，制定本规定"),
+    ("第八条 员工加班的，应当安排调休", "员工加班的，应当安排调休"),
+    # a clause quoted whole by an amendment opens with a quotation mark before its label
+    ('"6.2 Deposits are refunded within 14 days of move-out.', "Deposits are refunded within 14 days of move-out."),
+])
+def test_a_label_with_its_title_or_opening_quote_is_stripped(sentence: str, stripped: str) -> None:
+    assert strip_label(sentence) == stripped

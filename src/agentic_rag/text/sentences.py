@@ -11,9 +11,13 @@ __all__ = ["LIST_ITEM", "LONG_SENTENCE_CHARS", "is_heading", "label_length", "sp
 
 _SENT_END = re.compile(r"[。！？!?]+|(?<=[a-z0-9)\]])\.(?=\s+[A-Z(\"“]|\s*$)")
 # a clause quoted whole (the new text an amendment puts in: '"4.2 A referral remains …') opens
-# with a quotation mark before its label
+# with a quotation mark before its label; an article's own title after its label ("第五条 年度学时要求
+# 员工每年应……", set apart by spaces as Chinese prose never is, and a noun phrase: no particle or
+# verb that opens a sentence, as in "第五条　为了规范 管理" with a stray space) is part of the label
 _LABEL = re.compile(
-    r"^\s*[\"“]?(?:#+\s*)?(?:第[一二三四五六七八九十百千零〇\d]+[条章节款项](?:之[一二三四五六七八九十]+)?|"
+    r"^\s*[\"“]?(?:#+\s*)?(?:第[一二三四五六七八九十百千零〇\d]+[条章节款项](?:之[一二三四五六七八九十]+)?"
+    r"(?:[ \t\u3000]+(?:(?![的了是为应由对在将可不所本按依根凡各其该有])[\u4e00-\u9fff、]){2,12}"
+    r"(?=[ \t\u3000]+[\u4e00-\u9fff“（(\d]))?|"
     r"(?:Article|Section|Clause|Art\.|Sec\.|§)\s*(?:[A-Z]\.)?[\dIVXivx.]+(?:\([a-z0-9]{1,3}\))*"
     r"(?:bis|ter|quater)?[.:]?|[A-Z]\.\d+(?:\.\d+)*(?=\s)|\d+(?:\.\d+)+(?=\s)|[一二三四五六七八九十]+、|"
     r"[（(][一二三四五六七八九十\d]+[)）]|\d+[.、)）](?!\d)|[-*•])\s*"
