@@ -375,3 +375,11 @@ def test_one_of_many_is_no_amount() -> None:
     question = "What is the annual loyalty bonus for warehouse staff?"
     assert not carries("number", "Our warehouse team is one of the most loyal in the region.", question)
     assert carries("number", "Warehouse staff receive a loyalty bonus of one week's pay.", question)
+
+
+def test_a_length_of_time_is_not_answered_by_a_count_of_times() -> None:
+    question = "办完居住登记以后，居住证的有效期是几年？"
+    assert not carries("number", "逾期未签注的，有效期自最后一次签注之日起计算。", question)
+    assert carries("number", "居住证有效期为五年。", question)
+    # unless the question asks for a count as well
+    assert carries("number", "每年最多签注两次。", "居住证每年能签注几次？有效期多久？")

@@ -685,9 +685,19 @@ def asks_money(question: str) -> bool:
 
 def unasked_kind(question: str, kind: str) -> bool:
     """Whether a value of ``kind`` cannot answer ``question``: a question about a count or a
-    sum (交付量, 营收, revenue) is not answered by a rate or a period it does not ask for."""
+    sum (交付量, 营收, revenue) is not answered by a rate or a period it does not ask for, and
+    one about a length of time (服务期是几年, "how long") not by a count of times or things
+    ("自最后一次领取补贴之日起") unless it asks for one too."""
+    if kind == "count":
+        return bool(_ASKS_PERIOD.search(question)) and not _ASKS_COUNT.search(question) \
+            and asked_count_unit(question) is None
     return bool(_COUNT_HEAD.search(question)) and (kind == "percent" and not _ASKS_RATE.search(question)
                                                   or kind == "duration" and not _ASKS_PERIOD.search(question))
+
+
+#: a question that asks for a count as well as (or instead of) a length of time
+_ASKS_COUNT = re.compile(r"几次|多少次|几个|多少个(?!月|工作日)|多少人|几人|多少名|几名|多少家|几家|"
+                         r"how many (?!days|weeks|months|years|hours|minutes)|how often|number of", re.I)
 
 
 _FRACTION = re.compile(r"分之|/")
