@@ -148,3 +148,24 @@ def test_a_decisions_breach_reference_is_an_article_of_the_amended_act(engine: E
     targets = {(chunks[e.dst].title, chunks[e.dst].clause)
                for e in engine.store.edges([item.chunk_id], kind="REFERENCES", direction="out")}
     assert targets == {("河湾市养老服务条例", "第九条"), ("河湾市养老服务条例", "第二十条")}
+
+
+@pytest.mark.parametrize("line, clause", [
+    ("3. Delete clause 7.2 and insert:", "7.2"),
+    ("4) Replace section 9 with the following:", "9"),
+    ("Section 5 shall be amended to read as follows:", "5"),
+    ("Insert new clause 8.5:", "8.5"),
+    ("We may delete section 2 at the next review.", None),
+    ("Clause 6.2 of the Agreement remains unchanged.", None),
+])
+def test_an_amending_item_names_the_clause_it_sets_however_it_is_worded(line: str, clause: str | None):
+    from agentic_rag.text.clauses import amending_item_label
+
+    assert amending_item_label(line) == clause
+
+
+def test_an_instruction_to_replace_a_clause_is_an_amendment_edge():
+    from agentic_rag.types import Edge
+
+    assert Edge(src="a", dst="b", kind="REFERENCES", phrase="3. Delete clause 7.2").amends
+    assert not Edge(src="a", dst="b", kind="REFERENCES", phrase="see Section 7.2").amends

@@ -45,10 +45,17 @@ _EN_CHANGES = "replaced|amended|substituted|revised|deleted|revoked|repealed|cha
 _EN_INSERTS = "inserted|added"
 
 
-def _en_item(group: str, verbs: str) -> str:
-    """An English amending item naming a clause (its number in ``group``) and what is done to it."""
+_EN_DO = "delete|replace|amend|substitute|revise|revoke|repeal"
+_EN_DO_INSERT = "insert|add"
+
+
+def _en_item(group: str, verbs: str, imperatives: str) -> str:
+    """An English amending item naming a clause (its number in ``group``) and what is done to it:
+    "Clause 4.2 is deleted and replaced with", or as an instruction, "Delete clause 4.2 and insert"."""
     return (rf"\b(?:clause|section|article|paragraph)\s+(?P<{group}>{_EN_NO})(?:\s+of\s+the\s+[\w ]{{1,60}}?)?"
-            rf"(?:,\s*[^.\n]{{0,160}}?)?\s+(?:is|are|shall\s+be)\s+(?:hereby\s+)?(?:deleted\s+and\s+)?(?:{verbs})\b")
+            rf"(?:,\s*[^.\n]{{0,160}}?)?\s+(?:is|are|shall\s+be)\s+(?:hereby\s+)?(?:deleted\s+and\s+)?(?:{verbs})\b"
+            rf"|^\W*(?:\d{{1,3}}[.)]\s*)?(?:{imperatives})\s+(?:the\s+)?(?:new\s+)?(?:clause|section|article|paragraph)\s+"
+            rf"(?P<{group}_do>{_EN_NO})")
 
 
 #: the clause an amending item changes: "将第九条中的……修改为……", "在第七条中增加一款", "删去第十八条第二款";
@@ -57,10 +64,10 @@ def _en_item(group: str, verbs: str) -> str:
 #: ("增加一条，作为第三十一条", "A new clause 3.4 is inserted") changes none.
 AMENDED_CLAUSE = re.compile(
     rf"(?:将|在|删去|删除)\s*(?:第[{CN_NUMERAL_CHARS}0-9]+章\s*)?第(?P<no>[{CN_NUMERAL_CHARS}0-9０-９]+)条"
-    rf"(?:之(?P<sub>[{CN_NUMERAL_CHARS}0-9]+))?|(?i:(?:\bin\s+)?{_en_item('en', _EN_CHANGES)})")
+    rf"(?:之(?P<sub>[{CN_NUMERAL_CHARS}0-9]+))?|(?im:(?:\bin\s+)?{_en_item('en', _EN_CHANGES, _EN_DO)})")
 #: an English amending item's line, naming the clause it sets or inserts ("Clause 4.2 is deleted
 #: and replaced with:", "A new clause 3.4 is inserted after clause 3.3")
-_SETS_CLAUSE = re.compile(_en_item("no", f"{_EN_CHANGES}|{_EN_INSERTS}"), re.I)
+_SETS_CLAUSE = re.compile(_en_item("no", f"{_EN_CHANGES}|{_EN_INSERTS}", f"{_EN_DO}|{_EN_DO_INSERT}"), re.I | re.M)
 
 
 @lru_cache(maxsize=4096)
@@ -79,7 +86,7 @@ def amending_item_label(line: str) -> str | None:
     replaced with:" -> "4.2"; "2. A new clause 3.4 is inserted" -> "3.4"), or ``None`` for a
     line that amends no clause."""
     m = _SETS_CLAUSE.search(line)
-    return m.group("no") if m else None
+    return (m.group("no") or m.group("no_do")) if m else None
 
 
 _PREFIXES = ("第", "article", "art.", "section", "sec.", "§", "clause")
