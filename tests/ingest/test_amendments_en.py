@@ -169,3 +169,10 @@ def test_an_instruction_to_replace_a_clause_is_an_amendment_edge():
 
     assert Edge(src="a", dst="b", kind="REFERENCES", phrase="3. Delete clause 7.2").amends
     assert not Edge(src="a", dst="b", kind="REFERENCES", phrase="see Section 7.2").amends
+
+
+def test_the_fine_for_an_item_a_decision_adds_comes_from_the_paragraph_it_adds(engine: Engine):
+    # the decision adds the item to 第九条 in one place and its fine to 第二十条 in another
+    answer = engine.ask("河湾市养老机构向老年人推销保健品，要罚多少钱？")
+    first = answer.text.split("。")[0]
+    assert "二千元以上五千元以下" in first and "一万元" not in first, answer.text

@@ -151,11 +151,13 @@ def item_references(sentence: str) -> list[tuple[str, list[int]]]:
 
 def item_text(clause_text: str, item: int) -> str:
     """The text of item ``item`` of a clause, marked at a line start as "（五）", "(五)" or
-    "（5）"; empty when the clause does not list it."""
+    "（5）", or quoted by an amending item that adds it; empty when the clause does not list it."""
     marks = (f"（{int_to_cn(item)}）", f"({int_to_cn(item)})", f"（{item}）", f"({item})")
     for line in clause_text.splitlines():
-        line = line.strip()
-        for mark in marks:
-            if line.startswith(mark):
-                return line[len(mark):].strip("；;。 ")
+        # an amending item quotes the item it adds: "作为第六项：“（六）擅自拆除……。”"
+        for piece in (line, *line.split("“")[1:]):
+            piece = piece.strip()
+            for mark in marks:
+                if piece.startswith(mark):
+                    return piece[len(mark):].split("”")[0].strip("；;。 ")
     return ""

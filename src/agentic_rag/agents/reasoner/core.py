@@ -2099,10 +2099,22 @@ def _items_referred(sentence: str, chunk: Chunk, evidence: Sequence[Evidence]) -
     """The text of the numbered items of other clauses of the same document that ``sentence``
     refers to ("本条例第十一条第（五）项"), as far as the evidence holds those clauses."""
     out: list[str] = []
+    # in an amending act "本条例第十九条" is an article of the act it amends, and the items an
+    # amending act adds to an article ("在第十九条中增加一项，作为第六项：“（六）……”") are items of it
+    act = amended_title(chunk.title)
+    act_title = re.sub(r"\s", "", act or chunk.title)
+
+    def of_clause(c: Chunk, no: str) -> bool:
+        if (c.doc_id == chunk.doc_id and not act) or (act and re.sub(r"\s", "", c.title) == act_title):
+            return c.clause_no == no
+        amends = amended_title(c.title)
+        return bool(amends) and re.sub(r"\s", "", amends) == act_title \
+            and any(n == no for n, _ in amended_clauses(c.text))
+
     for no, items in item_references(sentence):
-        if no == chunk.clause_no:
+        if no == chunk.clause_no and not act:
             continue  # "本条第一款第（二）项": its own clause, already its context
-        text = "\n".join(e.chunk.text for e in evidence if e.chunk.doc_id == chunk.doc_id and e.chunk.clause_no == no)
+        text = "\n".join(e.chunk.text for e in evidence if of_clause(e.chunk, no))
         out.extend(t for t in (item_text(text, i) for i in items) if t)
     return "\n".join(out)
 
