@@ -16,6 +16,7 @@ from agentic_rag.agents.reasoner.question import (
     new_quantity_kinds,
     quotes_new_name,
     restates_question,
+    split_asks,
 )
 
 
@@ -383,3 +384,12 @@ def test_a_length_of_time_is_not_answered_by_a_count_of_times() -> None:
     assert carries("number", "居住证有效期为五年。", question)
     # unless the question asks for a count as well
     assert carries("number", "每年最多签注两次。", "居住证每年能签注几次？有效期多久？")
+
+
+def test_a_question_after_its_scene_asks_once_and_yes_or_no() -> None:
+    question = "If I book the room and then cancel before the deposit is charged, do I still lose it?"
+    asked = analyze(question)
+    assert asked.yes_no and asked.asks == 1
+    assert split_asks(question) == [question.rstrip("?")]
+    # an auxiliary inside a clause states; one that opens a clause asks
+    assert analyze("Is the deposit refundable, and when is it returned?").asks == 2

@@ -70,7 +70,10 @@ class Asked:
 # -- reading a question ------------------------------------------------------------------------
 
 _YES_NO = re.compile(r"算不算|是不是|是否|会不会|能不能|可不可以|能否|可否|有没有|要不要|吗\s*[？?]?\s*$|"
-                     r"^\s*(?:is|are|was|were|does|do|did|can|could|will|would|should|must|may|has|have)\b", re.I)
+                     r"^\s*(?:is|are|was|were|does|do|did|can|could|will|would|should|must|may|has|have)\b|"
+                     # after the scene a question sets: "If I resign before it is paid, do I still get it?"
+                     r"[,，]\s*(?:is|are|was|were|does|do|did|can|could|will|would|should|must|may|has|have)\s+"
+                     r"(?:i|we|you|they|he|she|it|my|our|the|this|that|there)\b[^,，]*[?？]\s*$", re.I)
 _EXPLICIT_QUANTITY = re.compile(r"多少|几|多长|多久|多高|多大|how (?:much|many|long|soon|often)|"
                                 r"what (?:percentage|rate|amount)", re.I)
 _ASKS_QUANTITY = re.compile(
@@ -261,8 +264,10 @@ def scene(question: str) -> tuple[list[str], list[str]]:
 
 def is_cjk(text: str) -> bool:
     return bool(re.search(r"[\u3400-\u9fff]", text))
-_ASK_WORD = re.compile(r"多少|几|多长|多久|什么|哪|谁|怎么|如何|是否|吗|\b(?:how|what|which|who|whom|when|where|why|"
-                       r"is|are|does|do|can|may)\b", re.I)
+# an English auxiliary asks only where it opens its clause ("…, do I still get it"); inside one
+# it states ("before the bonus is paid", "I can take leave")
+_ASK_WORD = re.compile(r"多少|几|多长|多久|什么|哪|谁|怎么|如何|是否|吗|\b(?:how|what|which|who|whom|when|where|why)\b|"
+                       r"^\s*(?:is|are|does|do|can|may)\b", re.I)
 
 
 # -- can a sentence carry the answer? ---------------------------------------------------------------
