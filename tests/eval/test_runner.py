@@ -225,3 +225,17 @@ def test_a_question_the_system_fails_on_counts_as_a_miss(bench, stub_backend, tm
     assert bad.verdicts["recall@2"] == 0.0 and bad.verdicts["accuracy"] == 0.0
     assert bad.baseline_verdicts["recall@2"] == 1.0  # the floor is still scored
     assert run.notes[-1] == "1 questions raised an error (see details.jsonl)"
+
+
+def test_the_index_cache_key_reads_every_part_of_the_package_ingest_uses():
+    from pathlib import Path
+
+    import agentic_rag
+    from agentic_rag.eval.runner import INDEX_CODE
+
+    root = Path(agentic_rag.__file__).parent
+    # a name that no longer exists would silently drop out of the key, and a cached index
+    # built by older code would be measured as if it were new
+    assert [n for n in INDEX_CODE if not (root / n).exists()] == []
+    # ingest cuts clauses with text/ helpers and segments with data/ tables' terms
+    assert {"text", "data", "ingest"} <= set(INDEX_CODE)

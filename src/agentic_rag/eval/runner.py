@@ -96,7 +96,7 @@ class EngineBackend:
         from agentic_rag.config import Settings
 
         self.settings = settings or Settings.load()
-        code = _source_hash(("ingest", "store", "models/embedder.py", "tokenizer.py", "numerals.py", "types.py"))
+        code = _source_hash(INDEX_CODE)
         relevant = {"ingest": self.settings.ingest.model_dump(mode="json"),
                     "embedder": self.settings.embedder.model_dump(mode="json")}
         self.fingerprint = _digest(json.dumps(relevant, sort_keys=True).encode(), code.encode())
@@ -776,12 +776,22 @@ def _digest(*parts: bytes) -> str:
     return h.hexdigest()
 
 
+#: the package's files an index is built from, relative to the package: everything ingest reads,
+#: with the text helpers it cuts and dates documents with (text/: clause labels, numerals, dates,
+#: tokenization) and the packaged tables whose terms join the index's segmentation dictionary
+#: (data/). A cached eval index is rebuilt when any of them changes.
+INDEX_CODE = ("ingest", "store", "models/embedder.py", "text", "data", "types.py")
+
+
 def _source_hash(names: Sequence[str]) -> str:
-    """Hash of the package's own indexing code, so a changed chunker invalidates cached indexes."""
+    """Hash of the package's own indexing code and tables, so a changed chunker invalidates cached indexes."""
     root = Path(__file__).resolve().parents[1]
     h = hashlib.sha256()
     for name in names:
         p = root / name
-        for f in sorted(p.rglob("*.py")) if p.is_dir() else ([p] if p.exists() else []):
+        files = sorted(f for f in p.rglob("*") if f.is_file() and "__pycache__" not in f.parts) if p.is_dir() \
+            else ([p] if p.exists() else [])
+        for f in files:
+            h.update(str(f.relative_to(root)).encode())
             h.update(f.read_bytes())
     return h.hexdigest()
