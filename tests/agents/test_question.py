@@ -393,3 +393,14 @@ def test_a_question_after_its_scene_asks_once_and_yes_or_no() -> None:
     assert split_asks(question) == [question.rstrip("?")]
     # an auxiliary inside a clause states; one that opens a clause asks
     assert analyze("Is the deposit refundable, and when is it returned?").asks == 2
+
+
+def test_the_amount_of_a_fine_is_answered_by_a_fine() -> None:
+    from agentic_rag.agents.reasoner.question import asks_money
+
+    question = "在小区消防通道上停车，罚款是多少？"
+    assert asks_money(question)
+    # a fee waived or a share of places is a sum, but no fine
+    assert not carries("number", "持残疾人专用车标志的机动车在公共停车场停放的，首二小时免收停车费。", question)
+    assert not carries("number", "新建停车场应当按照不低于总车位百分之十五的比例设置无障碍车位。", question)
+    assert carries("number", "占用消防车通道停放机动车的，处二百元罚款。", question)

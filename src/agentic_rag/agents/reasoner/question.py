@@ -633,7 +633,7 @@ _SHARE_VALUE = re.compile(r"\d\s*[%％‰]|百分之|千分之|分之[一二三�
 #: ("能拿多少钱", "每月要交多少……处理费", "how much does the company pay", "what is the fee");
 #: "how much leave" and "how much notice" ask for other amounts
 _ASKS_MONEY = re.compile(
-    r"多少钱|几块钱|多少元|几元|多少费用|费用(?:是|为)?多少|"
+    r"多少钱|几块钱|多少元|几元|多少费用|费用(?:是|为)?多少|罚(?:款|金)(?:是|为|金额)?多少|"
     r"(?:(?:[费钱款租价]|金(?!牌))[^，。；？?]*?|(?=[^，。；？?]*(?:[费钱款租价]|金(?!牌))))"
     r"(?<![提递移转招接吸验])[交缴付罚赔收](?:了|上|取|纳)?多少"
     r"(?![天日年月周次人个位项条岁号期份件])|"
@@ -722,6 +722,8 @@ def _states_amount(sentence: str, question: str) -> bool:
             return False  # a fine of 五千元以上 is no 物业费 per square metre
         if not ASKS_PENALTY.search(question):  # a fee is not answered by the fine for not paying it
             own = _FINE.sub(" ", own)
+        elif not _FINE.search(sentence):
+            return False  # "罚款多少" is answered by a fine, not by a fee waived or a share of places
         return any(q.kind == "money" for q in extract_quantities(own)) or bool(_SHARE_VALUE.search(own)) \
             or bool(_MONEY_LIKE.search(own)) or states_none(own, frozenset({"money"})) or states_whole(own)
     kinds = analyze(question).kinds
