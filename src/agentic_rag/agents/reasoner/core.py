@@ -283,6 +283,15 @@ class Reasoner:
                                         abstention.unstated(plan.wants.answer_type, plan.question, lang)
                                         if untyped and not plan.missing else topic)
             return self._abstain(question, route, lang, [gap], t0, trace, why, best, signals)
+        # the very thing a Chinese question asks the value of ("门票多少钱", "几天带薪考试假",
+        # "注册资本有什么要求") that no evidence mentions: whatever else scores, the documents do
+        # not state it (English questions name what they ask too loosely for this: "over the
+        # weekend", "a writer")
+        named = [t for t in plan.missing if t.key in plan.asked_keys and _valued(t.text, question)]
+        if named and len(named) == len(plan.asked_keys):
+            gap = abstention.gap_phrase(question, named, lang, topic)
+            return self._abstain(question, route, lang, [gap], t0, trace, "the thing asked for is in no evidence",
+                                 best, signals)
         # a question part whose things no chunk mentions is named as missing, the rest answered
         out_parts = [p for p in plan.pieces
                      if abstention.part_missing(p.terms, plan.missing, plan.weights)]
@@ -1576,6 +1585,23 @@ def _split_names(question: str) -> list[tuple[str, str]]:
 
 #: the last character of a Chinese place name: a road, a lake, a bridge, a village ...
 _PLACE_ENDS = frozenset("路街巷道桥湖河江山岛港湾村镇乡园馆寺塔楼门站场坝溪峰岭洲")
+
+
+#: a Chinese word whose value a question asks, right next to its question word: "门票多少钱",
+#: "电话号码是多少", "注册资本有什么要求", "几天带薪考试假"; never a word for examples, aspects,
+#: cases or things in general (哪些情形, 举几个例子, 多少东西), which rule text never names as such
+_VALUE_ASKED = "(?:是|为|有|要)?(?:多少|几|什么|哪)"
+_COUNTED = "(?:多少|几)(?:个|名|位|张|天|年|月|次|项|种|元)?"
+_NO_VALUE = re.compile(r"例子|方面|情况|情形|问题|内容|事项|东西")
+
+
+def _valued(word: str, question: str) -> bool:
+    """Whether ``question`` (Chinese) asks for the value of ``word`` right where it names it."""
+    if not is_cjk(word) or _NO_VALUE.search(word) or word[0] in "每各":
+        return False  # 每只收 / 各项 distribute, they name no thing
+    w = re.escape(word)
+    # a counted word may carry one short modifier ("几天带薪考试假"), not a clause ("多少天内撤出小区")
+    return re.search(rf"{w}{_VALUE_ASKED}|{_COUNTED}[\u4e00-\u9fff]{{0,2}}{w}", question) is not None
 
 
 def _asked_thing(question: str, asked: Asked, terms: Sequence[Term]) -> frozenset[str]:
