@@ -117,7 +117,7 @@ class Chunk(_Dated, _Frozen):
 #: starts ("将第九条中的……修改为……", "在第七条中增加一款", "删去第十八条", "Clause 4.2 is deleted and
 #: replaced", "In clause 5.3, … is replaced", "3. Delete clause 7.2"); a plain reference starts
 #: with its verb (详见, see)
-AMENDS_PHRASE = re.compile(r"(?:将|在|删去|删除)\s*第|(?i:(?:in\s+)?(?:clause|section|article|paragraph)\s)"
+AMENDS_PHRASE = re.compile(r"(?:将|在|删去|删除)\s*第|第[^条]{1,8}条[^，。]{0,12}?(?:增加|修改为|改为|删去)|(?i:(?:in\s+)?(?:clause|section|article|paragraph)\s)"
                            r"|(?i:\W*(?:\d{1,3}[.)]\s*)?(?:delete|replace|amend|substitute|revise|revoke|repeal)\s)")
 
 

@@ -176,3 +176,20 @@ def test_the_fine_for_an_item_a_decision_adds_comes_from_the_paragraph_it_adds(e
     answer = engine.ask("河湾市养老机构向老年人推销保健品，要罚多少钱？")
     first = answer.text.split("。")[0]
     assert "二千元以上五千元以下" in first and "一万元" not in first, answer.text
+
+
+@pytest.mark.parametrize("item, clause, adds", [
+    ("二、第十二条增加一款，作为第二款：“……”", "12", True),
+    ("五、第二十条改为第二十二条，第一款修改为：“……”", "20", False),
+    ("三、第十五条第二款修改为：“……”", "15", False),
+    ("四、违反本条例第十九条规定的，处五百元罚款。", None, False),
+])
+def test_a_decision_item_that_opens_with_its_article_references_it(item: str, clause: str | None, adds: bool):
+    from agentic_rag.ingest.edges import amended_clauses
+    from agentic_rag.types import Edge
+
+    found = amended_clauses(item)
+    assert [no for no, _ in found] == ([clause] if clause else [])
+    for _, phrase in found:
+        assert Edge(src="a", dst="b", kind="REFERENCES", phrase=phrase).amends
+        assert ("增加" in phrase) is adds

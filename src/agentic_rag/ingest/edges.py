@@ -45,7 +45,8 @@ def amended_clauses(text: str) -> list[tuple[str, str]]:
     -> ("9", "将第九条"), "Clause 4.2 is deleted and replaced" -> ("4.2", …))."""
     out = []
     for m in AMENDED_CLAUSE.finditer(text):
-        no = m.group("en") or m.group("en_do") or _cn_no(m.group("no"), m.group("sub"))
+        no = m.group("en") or m.group("en_do") or (_cn_no(m.group("no"), m.group("sub")) if m.group("no")
+                                                    else _cn_no(m.group("no2"), m.group("sub2")))
         if no is not None:
             out.append((no, m.group(0)))
     return out

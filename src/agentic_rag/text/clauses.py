@@ -58,13 +58,18 @@ def _en_item(group: str, verbs: str, imperatives: str) -> str:
             rf"(?P<{group}_do>{_EN_NO})")
 
 
-#: the clause an amending item changes: "将第九条中的……修改为……", "在第七条中增加一款", "删去第十八条第二款";
+#: the clause an amending item changes: "将第九条中的……修改为……", "在第七条中增加一款", "删去第十八条第二款",
+#: "第十条增加一款";
 #: "Clause 4.2 is deleted and replaced with", "Article 6.1 of the Agreement is replaced as follows",
 #: "In clause 5.3, "£10,000" is replaced by "£15,000"". An item that inserts a new clause
 #: ("增加一条，作为第三十一条", "A new clause 3.4 is inserted") changes none.
 AMENDED_CLAUSE = re.compile(
     rf"(?:将|在|删去|删除)\s*(?:第[{CN_NUMERAL_CHARS}0-9]+章\s*)?第(?P<no>[{CN_NUMERAL_CHARS}0-9０-９]+)条"
-    rf"(?:之(?P<sub>[{CN_NUMERAL_CHARS}0-9]+))?|(?im:(?:\bin\s+)?{_en_item('en', _EN_CHANGES, _EN_DO)})")
+    rf"(?:之(?P<sub>[{CN_NUMERAL_CHARS}0-9]+))?"
+    # an item may open with the article itself: "第十条增加一款", "第二十条改为第二十二条，第一款修改为"
+    rf"|(?<![\w“\"《])第(?P<no2>[{CN_NUMERAL_CHARS}0-9０-９]+)条(?:之(?P<sub2>[{CN_NUMERAL_CHARS}0-9]+))?"
+    rf"(?:第[{CN_NUMERAL_CHARS}0-9]+款)?(?:中的?)?(?:增加|修改为|改为|删去)"
+    rf"|(?im:(?:\bin\s+)?{_en_item('en', _EN_CHANGES, _EN_DO)})")
 #: an English amending item's line, naming the clause it sets or inserts ("Clause 4.2 is deleted
 #: and replaced with:", "A new clause 3.4 is inserted after clause 3.3")
 _SETS_CLAUSE = re.compile(_en_item("no", f"{_EN_CHANGES}|{_EN_INSERTS}", f"{_EN_DO}|{_EN_DO_INSERT}"), re.I | re.M)

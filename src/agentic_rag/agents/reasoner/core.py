@@ -1405,7 +1405,8 @@ def _amends(item: _Sentence, clause: _Sentence, replacing: bool = False) -> bool
     # the item's own words name the clause ("将第九条中的……"), or its first line does ("Clause 4.2
     # is deleted and replaced with:" above the quoted new clause)
     changed = amended_clauses(item.quote) or amended_clauses(item.chunk.text)
-    return any(no == clause.chunk.clause_no and not (replacing and phrase.startswith(_ADDS_OR_DROPS))
+    return any(no == clause.chunk.clause_no and not (replacing and (phrase.startswith(_ADDS_OR_DROPS)
+                                                                   or "增加" in phrase or "删去" in phrase))
                for no, phrase in changed)
 
 
