@@ -11,10 +11,11 @@ Chunk ids are stable across re-ingest of unchanged content: ``<doc_id>:<clause p
 from __future__ import annotations
 
 import datetime as dt
-import re
 from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field
+
+from agentic_rag.text.clauses import AMENDED_CLAUSE
 
 SectionKind = Literal["body", "appendix", "footnote", "table"]
 DocStatus = Literal["active", "superseded", "repealed"]
@@ -113,13 +114,6 @@ class Chunk(_Dated, _Frozen):
                                         for d in (self.publish_date, self.effective_date))
 
 
-#: how the phrase of a REFERENCES edge from an amending act's item to the clause it changes
-#: starts ("将第九条中的……修改为……", "在第七条中增加一款", "删去第十八条", "Clause 4.2 is deleted and
-#: replaced", "In clause 5.3, … is replaced", "3. Delete clause 7.2"); a plain reference starts
-#: with its verb (详见, see)
-AMENDS_PHRASE = re.compile(r"(?:将|在|删去|删除)\s*第|第[^条]{1,8}条[^，。]{0,12}?(?:增加|修改为|改为|删去)|(?i:(?:in\s+)?(?:clause|section|article|paragraph)\s)"
-                           r"|(?i:\W*(?:\d{1,3}[.)]\s*)?(?:delete|replace|amend|substitute|revise|revoke|repeal)\s)")
-
 
 class Edge(_Frozen):
     """A graph edge. REFERENCES: chunk -> chunk. SUPERSEDES: newer doc -> older doc."""
@@ -131,8 +125,11 @@ class Edge(_Frozen):
 
     @property
     def amends(self) -> bool:
-        """Whether ``src`` is an item of an amending act that changes the clause ``dst``."""
-        return self.kind == "REFERENCES" and AMENDS_PHRASE.match(self.phrase) is not None
+        """Whether ``src`` is an item of an amending act that changes the clause ``dst``: its
+        phrase is how such an item names the clause (:data:`~agentic_rag.text.clauses.AMENDED_CLAUSE`:
+        "将第九条", "在第七条", "Clause 4.2 is deleted and replaced"); a plain reference starts
+        with its verb (详见, see)."""
+        return self.kind == "REFERENCES" and AMENDED_CLAUSE.match(self.phrase) is not None
 
 
 class Filter(_Frozen):

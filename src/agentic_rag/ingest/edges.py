@@ -16,6 +16,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
+from functools import lru_cache
 
 from agentic_rag.ingest.chunking import EN_CLAUSE_NO, roman_to_int
 from agentic_rag.text.numerals import CN_NUMERAL_CHARS, cn_to_int
@@ -40,16 +41,18 @@ _EN_REF = re.compile(
 _DOC_REF = re.compile(rf"《(?P<title>[^《》\n]{{2,80}})》\s*(?:[（(][^()（）\n]{{0,40}}[)）])?\s*第(?P<no>{_NUM})条(?:之(?P<sub>{_NUM}))?")
 
 
-def amended_clauses(text: str) -> list[tuple[str, str]]:
+@lru_cache(maxsize=8192)
+def amended_clauses(text: str) -> tuple[tuple[str, str], ...]:
     """(clause number, phrase) of each clause an amending act's item changes ("将第九条中的……"
-    -> ("9", "将第九条"), "Clause 4.2 is deleted and replaced" -> ("4.2", …))."""
+    -> ("9", "将第九条"), "Clause 4.2 is deleted and replaced" -> ("4.2", …)). Cached: the
+    Reasoner asks it of the same item for every clause it compares the item with."""
     out = []
     for m in AMENDED_CLAUSE.finditer(text):
         no = m.group("en") or m.group("en_do") or (_cn_no(m.group("no"), m.group("sub")) if m.group("no")
                                                     else _cn_no(m.group("no2"), m.group("sub2")))
         if no is not None:
             out.append((no, m.group(0)))
-    return out
+    return tuple(out)
 
 
 @dataclass(frozen=True, slots=True)

@@ -10,4 +10,5 @@
 - :mod:`~agentic_rag.text.quantities` — numbers with units, money, percentages, durations, dates
 - :mod:`~agentic_rag.text.similarity` — character-gram overlap
 - :mod:`~agentic_rag.text.names` — proper names in English text
+- :mod:`~agentic_rag.text.clauses` — clause labels, cross-references, penalties' items, amending instruments
 """

@@ -16,7 +16,7 @@ from functools import lru_cache
 
 from agentic_rag.text.numerals import CN_NUMERAL_CHARS, cn_to_int, int_to_cn
 
-__all__ = ["AMENDED_CLAUSE", "ASKS_PENALTY", "BREACH_CUE", "CROSS_REFERENCE", "SELF_NAME", "amended_title",
+__all__ = ["ADDS_OR_DROPS", "AMENDED_CLAUSE", "ASKS_PENALTY", "BREACH_CUE", "CROSS_REFERENCE", "SELF_NAME", "amended_title",
            "amending_item_label", "clause_matches", "clause_number", "item_references", "item_text"]
 
 #: how a document names itself in its own references ("依照本法第四十七条", "本办法第九条")
@@ -70,6 +70,10 @@ AMENDED_CLAUSE = re.compile(
     rf"|(?<![\w“\"《])第(?P<no2>[{CN_NUMERAL_CHARS}0-9０-９]+)条(?:之(?P<sub2>[{CN_NUMERAL_CHARS}0-9]+))?"
     rf"(?:第[{CN_NUMERAL_CHARS}0-9]+款)?(?:中的?)?(?:增加|修改为|改为|删去)"
     rf"|(?im:(?:\bin\s+)?{_en_item('en', _EN_CHANGES, _EN_DO)})")
+#: an amending item's phrase (as :data:`AMENDED_CLAUSE` reads it) that adds a paragraph or item to
+#: a clause or deletes part of it rather than replacing its words: "在第七条中增加一款",
+#: "第十条增加", "删去第十八条"
+ADDS_OR_DROPS = re.compile(r"^(?:在|删除)|增加|删去")
 #: an English amending item's line, naming the clause it sets or inserts ("Clause 4.2 is deleted
 #: and replaced with:", "A new clause 3.4 is inserted after clause 3.3")
 _SETS_CLAUSE = re.compile(_en_item("no", f"{_EN_CHANGES}|{_EN_INSERTS}", f"{_EN_DO}|{_EN_DO_INSERT}"), re.I | re.M)

@@ -106,8 +106,8 @@ from agentic_rag.agents.vocabulary import TextCover, Vocabulary, packaged_vocabu
 from agentic_rag.config import ReasonerSettings
 from agentic_rag.ingest.edges import amended_clauses
 from agentic_rag.ingest.metadata import promulgation
-from agentic_rag.text.clauses import (CROSS_REFERENCE, SELF_NAME, amended_title, clause_matches, clause_number, item_references,
-                                      item_text)
+from agentic_rag.text.clauses import (ADDS_OR_DROPS, CROSS_REFERENCE, SELF_NAME, amended_title, clause_matches,
+                                      clause_number, item_references, item_text)
 from agentic_rag.text.language import is_cjk
 from agentic_rag.text.names import document_titles, extract_names, fold
 from agentic_rag.text.numerals import cn_to_int
@@ -1390,24 +1390,24 @@ _AMENDED_TO = re.compile(r"修改为|改为")
 _REPLACED = re.compile(r"[“\"「]([^”\"」]{1,40})[”\"」]\s*(?:修改为|改为)\s*[“\"「]([^”\"」]{1,40})[”\"」]")
 
 
-#: how an amending item that adds to a clause or deletes part of it starts ("在第七条中增加一款", "删去第十八条第二款")
-_ADDS_OR_DROPS = ("在", "删去", "删除")
-
-
 def _amends(item: _Sentence, clause: _Sentence, replacing: bool = False) -> bool:
     """Whether ``item`` is an amending act's item that changes the clause ``clause`` is from
     ("将第九条中的……修改为……" of 关于修改《X》的决定, for 第九条 of X); ``replacing``: and
     changes it by replacing its words, not by adding a paragraph or item to it or deleting one
     ("在第二十七条中增加一款" leaves the clause's own values in force)."""
     target = amended_title(item.chunk.title)
-    if not target or not clause.chunk.clause_no or re.sub(r"\s", "", target) != re.sub(r"\s", "", clause.chunk.title):
+    if not target or not clause.chunk.clause_no or _squeezed(target) != _squeezed(clause.chunk.title):
         return False
     # the item's own words name the clause ("将第九条中的……"), or its first line does ("Clause 4.2
     # is deleted and replaced with:" above the quoted new clause)
     changed = amended_clauses(item.quote) or amended_clauses(item.chunk.text)
-    return any(no == clause.chunk.clause_no and not (replacing and (phrase.startswith(_ADDS_OR_DROPS)
-                                                                   or "增加" in phrase or "删去" in phrase))
+    return any(no == clause.chunk.clause_no and not (replacing and ADDS_OR_DROPS.search(phrase))
                for no, phrase in changed)
+
+
+def _squeezed(title: str) -> str:
+    """A title as two documents' titles are compared: whitespace aside."""
+    return re.sub(r"\s", "", title)
 
 
 def _as_amended(sentence: str, amended: Sequence[str] = ()) -> str:
@@ -2129,14 +2129,13 @@ def _items_referred(sentence: str, chunk: Chunk, evidence: Sequence[Evidence]) -
     # in an amending act "本条例第十九条" is an article of the act it amends, and the items an
     # amending act adds to an article ("在第十九条中增加一项，作为第六项：“（六）……”") are items of it
     act = amended_title(chunk.title)
-    act_title = re.sub(r"\s", "", act or chunk.title)
+    act_title = _squeezed(act or chunk.title)
 
     def of_clause(c: Chunk, no: str) -> bool:
-        if (c.doc_id == chunk.doc_id and not act) or (act and re.sub(r"\s", "", c.title) == act_title):
+        if (c.doc_id == chunk.doc_id and not act) or (act and _squeezed(c.title) == act_title):
             return c.clause_no == no
         amends = amended_title(c.title)
-        return bool(amends) and re.sub(r"\s", "", amends) == act_title \
-            and any(n == no for n, _ in amended_clauses(c.text))
+        return bool(amends) and _squeezed(amends) == act_title and any(n == no for n, _ in amended_clauses(c.text))
 
     for no, items in item_references(sentence):
         if no == chunk.clause_no and not act:
