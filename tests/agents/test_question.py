@@ -16,6 +16,7 @@ from agentic_rag.agents.reasoner.question import (
     new_quantity_kinds,
     quotes_new_name,
     restates_question,
+    scene,
     split_asks,
 )
 
@@ -404,3 +405,11 @@ def test_the_amount_of_a_fine_is_answered_by_a_fine() -> None:
     assert not carries("number", "持残疾人专用车标志的机动车在公共停车场停放的，首二小时免收停车费。", question)
     assert not carries("number", "新建停车场应当按照不低于总车位百分之十五的比例设置无障碍车位。", question)
     assert carries("number", "占用消防车通道停放机动车的，处二百元罚款。", question)
+
+
+def test_a_sentence_that_asks_nothing_sets_the_scene_of_the_question_after_it():
+    question = "My scooter was taken from the bike shed. Who do I tell first?"
+    assert scene(question) == (["My scooter was taken from the bike shed"], ["Who do I tell first"])
+    assert split_asks(question) == ["My scooter was taken from the bike shed, Who do I tell first"]
+    # an abbreviation's full stop ends no sentence
+    assert scene("Did Mr. Lowe sign it?") == ([], [])

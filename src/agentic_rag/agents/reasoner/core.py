@@ -420,6 +420,7 @@ class Reasoner:
                 base[t.key] = C.NAMED_TERM
             else:
                 base[t.key] = 1.0
+        rewrites: set[str] = set()
         if query_cover is not None:
             # the Router's formal rewrite of colloquial words ("能报多少" -> 报销比例) ranks like
             # the question's own words, but a question is not out of scope for lacking it; when
@@ -428,6 +429,7 @@ class Reasoner:
             said = bool(replaced) and all(everything.covers(t) for t in replaced)
             for t in self._with_synonyms(content_terms(query), query):
                 if t.key not in base:
+                    rewrites.add(t.key)
                     terms.append(replace(t, soft=True))
                     base[t.key] = C.SOFT_TERM if t.soft or said else 1.0
         # two single characters in a row are an unknown word (起付 of 起付标准) when the evidence
@@ -474,14 +476,18 @@ class Reasoner:
                       and not ask_cover.covers(t)}
         weights: dict[str, float] = {}
         missing: list[Term] = []
+        dfs = {t.key: sum(1 for c, e in zip(covers, evidence) if _covers(c, t, e.chunk) or t.key in implied[e.chunk.chunk_id])
+               for t in terms}
+        # an everyday word (房子, 孩子, 医院) is how a person names what rule text calls by its own
+        # term (房屋, 未成年人, 医疗机构) when the evidence is about some other thing the question
+        # names (or the formal word the Router put for it): then, missing, it does not put the
+        # question out of scope, unless it is the very thing asked for (……的起点)
+        anchored = any(dfs[t.key] and (t.key in rewrites or _thing_word(t)) for t in terms)
         for t in terms:
-            df = sum(1 for c, e in zip(covers, evidence) if _covers(c, t, e.chunk) or t.key in implied[e.chunk.chunk_id])
+            df = dfs[t.key]
             weights[t.key] = base[t.key] * (1.0 + math.log((n + 1) / (df + 1)))
             if df == 0 and not t.soft:
-                # an everyday word (房子, 孩子, 医院) is how a person names what rule text calls
-                # by its own term (房屋, 未成年人, 医疗机构): missing, it does not put a question
-                # out of scope, unless it is the very thing asked for (……的起点)
-                everyday = t.cjk and t.key not in asked_keys and is_everyday(t.text)
+                everyday = anchored and t.cjk and t.key not in asked_keys and is_everyday(t.text)
                 if _thing_word(t) and not everyday and t.text.lower() not in classes | relations \
                         and t.text.lower() not in verbs and t.key not in measures | scenic:
                     missing.append(t)
@@ -1607,26 +1613,59 @@ def _valued(word: str, question: str) -> bool:
 
 def _asked_thing(question: str, asked: Asked, terms: Sequence[Term]) -> frozenset[str]:
     """The keys of the words naming the thing a question asks for: the last thing word of a
-    wh-question (首趟班列的起点, 学校的地址在哪里) with the words written onto it (工业 of
+    wh-question's asking clauses (首趟班列的起点, 学校的地址在哪里) that, in Chinese, its
+    question word stands by (:func:`_stands_by`), with the words written onto it (工业 of
     工业增加值增长了多少); a yes/no question asks whether, of no one thing. ``terms``: the
     question's words as the Reasoner reads them (an unknown word the segmenter split, 营收,
     included)."""
     if asked.yes_no:
         return frozenset()
-    things = sorted((t for t in terms if not t.soft and _thing_word(t) and t.text in question),
-                    key=lambda t: question.rfind(t.text) + len(t.text))
-    if not things:
+    # the scene a person sets ("丢了工作，……", "My laptop got stolen on the train.") is their
+    # case, not what they ask about
+    asking = "，".join(scene(question)[1]) or question
+    things = sorted((t for t in terms if not t.soft and _thing_word(t) and t.text in asking),
+                    key=lambda t: asking.rfind(t.text) + len(t.text))
+    heads = things
+    if is_cjk(asking) and _ASKS_ZH.search(asking):
+        # a Chinese question word asks for the value of the word it stands by (起点在哪里,
+        # 起售价是多少, 多少天假); one that stands by none asks of no one thing: 给狗上户口要去哪儿办
+        # asks the place of an act, 丢了工作每个月能拿多少钱 an amount, not of the 户口, 工作
+        heads = [t for t in things if _stands_by(t.text, asking)]
+    if not heads:
         return frozenset()
-    head = things[-1]
+    head = heads[-1]
     keys = {head.key}
-    end = question.rfind(head.text)
-    for t in reversed(things[:-1]):
-        at = question.rfind(t.text, 0, end)
+    end = asking.rfind(head.text)
+    for t in reversed(things[:things.index(head)]):
+        at = asking.rfind(t.text, 0, end)
         if at < 0 or at + len(t.text) != end:
             break  # 学校的地址: 的 stands between, 学校 is another thing
         keys.add(t.key)
         end = at
     return frozenset(keys)
+
+
+#: adverbs between a thing and the question word asking its value (最佳电视剧分别是什么, 利率一般是多少)
+#: (not 最晚 / 最多: they qualify the act, "游客最晚什么时候可以要求退款" asks when to ask, of no one thing)
+_ADVERB_ZH = "(?:分别|各自|都|各|究竟|到底|一般|通常|大概|大约|具体)"
+#: verbs of a quantity's change: "工业增加值增长了多少" asks the value of the 工业增加值
+_CHANGE_ZH = "(?:增长|下降|提高|降低|减少|增加|上涨|下跌|上升|达到|超过|涨|跌)"
+#: a Chinese question word (what :func:`_stands_by` looks for beside a thing)
+_ASKS_ZH = re.compile(r"多少|几|什么|啥|哪|谁|多长|多久|多大|多高|多远")
+
+
+def _stands_by(word: str, question: str) -> bool:
+    """Whether a Chinese question word stands by ``word``: right after it (起点在哪里, 主演是谁,
+    起售价为多少, 注册资本有什么要求, 增加值增长了多少) unless it is a verb whose object the question word asks
+    (改编自什么事件), or right before it with at most a measure word and two characters between
+    (多少天带薪假) or a class (什么类型的电影)."""
+    w = re.escape(word)
+    if (m := re.search(rf"{w}(?:什么|哪些|哪个|哪种|哪类|哪几)[\u4e00-\u9fff]{{2,4}}", question)) \
+            and any(len(c) >= 2 for c in answer_classes(m.group(0))):
+        return False  # 改编自什么事件, 属于哪类案件: a verb, asking the class after it
+    return re.search(rf"{w}的?{_ADVERB_ZH}?(?:是|为|有|要|在|叫|定在|设在|{_CHANGE_ZH}了?)?(?:{_ASKS_ZH.pattern})|"
+                     rf"{_COUNTED}[\u4e00-\u9fff]{{0,2}}{w}|"
+                     rf"(?:什么|哪些|哪个|哪种|哪类)(?:[\u4e00-\u9fff]{{1,3}}的)?{w}", question) is not None
 
 
 def _thing_word(t: Term) -> bool:

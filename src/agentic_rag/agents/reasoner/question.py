@@ -215,7 +215,9 @@ def _analyze(text: str) -> Asked:
 #: a comma that separates clauses, not the digits of a number ("£40,000")
 _SEP_COMMA = r"(?:，|(?<!\d),|,(?!\d))"
 _CLAUSES = re.compile(r"[？?；;。！!、]|" + _SEP_COMMA + r"|\band\b|以及|并且")
-_SENTENCES = re.compile(r"[？?；;。！!\n]+")
+#: sentence ends: Chinese and English marks, and an English full stop before a capital ("My
+#: laptop got stolen. How soon ...") unless it ends a title or abbreviation (Mr. Smith, No. 5)
+_SENTENCES = re.compile(r"[？?；;。！!\n]+|(?<![A-Z])(?<!\b(?:Mr|Ms|Dr|St|vs|No))(?<!\bMrs)(?<!\betc)\.\s+(?=[A-Z])")
 _COMMA = re.compile(_SEP_COMMA + r"\s*(?:and\s+|以及|并且|还有)?")
 
 
@@ -224,10 +226,11 @@ def split_asks(question: str) -> list[str]:
     each ask something ("差旅住宿标准是多少，发票什么时候提交"). A clause that asks nothing
     ("For a two-year contract, how long ...") is the condition of the clause after it."""
     out: list[str] = []
+    carried = ""  # a sentence that asks nothing ("My laptop got stolen.") sets the next one's scene
     for sentence in _SENTENCES.split(question):
         if not sentence.strip():
             continue
-        pending = ""
+        pending, carried = carried, ""
         asks: list[str] = []
         for clause in _COMMA.split(sentence):
             pending = f"{pending}，{clause}" if pending and is_cjk(clause) else \
@@ -239,8 +242,13 @@ def split_asks(question: str) -> list[str]:
             if asks:
                 asks[-1] += ("，" if is_cjk(pending) else ", ") + pending
             else:
-                asks.append(pending)
+                carried = pending
         out.extend(asks)
+    if carried:
+        if out:
+            out[-1] += ("，" if is_cjk(carried) else ", ") + carried
+        else:
+            out.append(carried)
     return out
 
 
@@ -266,7 +274,7 @@ def is_cjk(text: str) -> bool:
     return bool(re.search(r"[\u3400-\u9fff]", text))
 # an English auxiliary asks only where it opens its clause ("…, do I still get it"); inside one
 # it states ("before the bonus is paid", "I can take leave")
-_ASK_WORD = re.compile(r"多少|几|多长|多久|什么|哪|谁|怎么|如何|是否|吗|\b(?:how|what|which|who|whom|when|where|why)\b|"
+_ASK_WORD = re.compile(r"多少|几|多长|多久|什么|啥|咋|哪|谁|怎么|如何|是否|吗|\b(?:how|what|which|who|whom|when|where|why)\b|"
                        r"^\s*(?:is|are|does|do|can|may)\b", re.I)
 
 

@@ -1,0 +1,53 @@
+"""The words a person uses to set their case are not what they ask about: an everyday word that
+no question word stands by ("……要去哪儿上户口": the place of an act is asked, not the 户口) or
+a thing named only in a sentence that asks nothing ("My bike got stolen outside the station.
+How soon …") does not put a question out of scope when the documents answer the rest; a
+question whose only thing is an everyday word the documents never mention still abstains.
+The documents and questions are written for the test."""
+
+from __future__ import annotations
+
+import pytest
+
+from agentic_rag import Engine
+from tests.ingest.helpers import engine_over
+
+RULES_ZH = """溪桥市电动自行车登记办法
+
+第一条　为了加强本市电动自行车登记管理，保障道路交通安全，制定本办法。
+
+第二条　本办法适用于本市行政区域内电动自行车的登记。
+
+第三条　电动自行车所有人应当自购车之日起三十日内，到公安机关交通管理部门设立的登记点办理登记，领取号牌和行驶证。
+
+第四条　办理登记应当提交购车发票、产品合格证和所有人身份证明。
+"""
+
+POLICY_EN = """Fernhollow Cycle-to-Work Policy (2025)
+
+1. Scope
+1.1 This policy covers company bicycles lent to employees for commuting.
+
+2. Loss and theft
+2.1 A lost or stolen company bicycle must be reported to Facilities within 2 working days.
+2.2 Employees must also obtain a police crime reference number for a theft.
+"""
+
+
+@pytest.fixture(scope="module")
+def engine(tmp_path_factory: pytest.TempPathFactory) -> Engine:
+    eng = engine_over(tmp_path_factory.mktemp("scene"), {"溪桥市电动自行车登记办法.txt": RULES_ZH,
+                                                         "fernhollow-cycle-to-work-2025.md": POLICY_EN})
+    yield eng
+    eng.close()
+
+
+def test_a_thing_named_only_in_the_sentence_that_sets_the_scene_does_not_either(engine: Engine):
+    answer = engine.ask("My bicycle got stolen at the station. How soon must I report it?")
+    assert answer.status == "answered", answer.text
+    assert "2 working days" in answer.text
+
+
+def test_a_question_about_nothing_but_an_everyday_word_the_documents_never_mention_abstains(engine: Engine):
+    answer = engine.ask("孩子每个月能领多少钱？")
+    assert answer.status == "abstained", answer.text
