@@ -42,6 +42,12 @@ def engine(tmp_path_factory: pytest.TempPathFactory) -> Engine:
     eng.close()
 
 
+def test_an_everyday_word_no_question_word_stands_by_does_not_put_the_question_out_of_scope(engine: Engine):
+    answer = engine.ask("新买的电动自行车要去哪儿上户口？")
+    assert answer.status == "answered", answer.text
+    assert "登记点" in answer.text
+
+
 def test_a_thing_named_only_in_the_sentence_that_sets_the_scene_does_not_either(engine: Engine):
     answer = engine.ask("My bicycle got stolen at the station. How soon must I report it?")
     assert answer.status == "answered", answer.text

@@ -35,6 +35,10 @@ DISPUTED_FLOOR = 0.3  # ... when it scores at least this share of the best sente
 TITLE_CHARS = 40
 TITLE_CHARS_EN = 64
 
+#: a chunk of one unpunctuated line this long at most that repeats its title, beside other chunks
+#: of its document, is the document's title, not a statement: no answer sentence
+TITLE_ONLY_CHARS = 60
+
 # -- term weights (how much a question word counts) ------------------------------------------
 #: a generic rule word ("规定", "policy") or a word only the Router's rewrite adds
 SOFT_TERM = 0.35

@@ -54,6 +54,7 @@ import datetime as dt
 import math
 import re
 import time
+from collections import Counter
 from collections.abc import Collection, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
@@ -601,9 +602,16 @@ class Reasoner:
         periods = rate_periods(route.question) if plan.wants.quantity else frozenset()
         negated = _negated(route.question)
         asks_making = bool(_ASKS_MAKING.search(route.question))
+        asks_purpose = bool(_ASKS_PURPOSE.search(route.question))
+        per_doc = Counter(e.chunk.doc_id for e in evidence)
         for idx, ev in enumerate(evidence):
             chunk = ev.chunk
             title = unstamped(chunk.title)  # a snippet's first line may be its title, stamp and all
+            if title and len(title) <= C.TITLE_ONLY_CHARS and per_doc[chunk.doc_id] > 1 and not _STATES.search(title) \
+                    and _squeezed(unstamped(chunk.text)) == _squeezed(title):
+                # the chunk that only bears the title of a document whose clauses are here too
+                # names the document, it states nothing (a one-line snippet may be all there is)
+                continue
             head = shared_cover(" ".join([title, " ".join(chunk.path), chunk.clause or ""]))
             context = shared_cover(" ".join([title, " ".join(chunk.path), chunk.clause or "",
                                              unstamped(chunk.text), _table_text(chunk)]))
@@ -617,6 +625,8 @@ class Reasoner:
             for pos, sent in enumerate(self._sentences(chunk, lang, plan.wants.enumeration)):
                 if not asks_making and _is_promulgation_note(sent.quote):
                     continue  # when and by whom the act was adopted answers only a question about that
+                if not asks_purpose and _PURPOSE_CLAUSE.match(sent.quote):
+                    continue  # "为了……，制定本办法": why the act was made, and only that
                 sent.ev, sent.idx, sent.factor, sent.position, sent.dense = ev, idx, factor, pos, dense
                 if _unasked_condition(sent.text, asked, plan.wants.answer_type in _NAME_TYPES):
                     sent.factor *= C.CONDITION_FACTOR
@@ -1210,6 +1220,14 @@ def _stated(s: _Sentence, sentences: Sequence[_Sentence]) -> str:
 #: ("什么时候通过的", "修正过几次", "when was the act amended")
 _ASKS_MAKING = re.compile(r"通过|批准|修正|修订|修改|公布|颁布|施行|生效|制定|出台|发布|"
                           r"\b(?:adopt|pass|amend|enact|promulgat|approv|effective|in force)", re.I)
+
+
+#: a sentence's end: a line with none is a title or heading, not a statement
+_STATES = re.compile(r"[。！？；!?;]|\.(?:\s|$)")
+#: an act's purpose clause ("为了加强……，根据……，制定本办法"): it says why the act was made
+_PURPOSE_CLAUSE = re.compile(r"^为了?[^。；]{2,120}?[，,]\s*(?:根据[^。；]{2,80}?[，,]\s*)?(?:结合本[市省区县][^。；]{0,20}?[，,]\s*)?"
+                             r"制定本(?:办法|条例|规定|细则|法|决定|规则|制度|实施办法)")
+_ASKS_PURPOSE = re.compile(r"目的|为什么|为何|宗旨|意图|\bwhy\b|\bpurpose\b|\baims?\b", re.I)
 
 
 #: how an amending act closes: the amended act "根据本决定作相应修改……重新公布" (when the
