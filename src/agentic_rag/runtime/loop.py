@@ -999,6 +999,10 @@ class AgentRuntime:
         # partial answer for the parts it names ("另外，未找到关于牌照的规定"): the note adds
         # only what the text does not say yet; gaps stay listed
         unsaid = [g for g in gaps if g not in text]
+        if answer.status == "answered" and not answer.gaps:
+            # the Reasoner answered the whole question: a word of it that the search rules found
+            # in no passage ("户口", "I've") is how the question was put, not a part left out
+            unsaid = [g for g in unsaid if not _question_words(g, run)]
         if answer.status in ("answered", "needs_review") and run.cap and unsaid:
             note = (f"（检索已停止：{_cap_zh(run.cap)}；仍缺少：{'、'.join(unsaid)}。）" if run.zh else
                     f" (Search stopped: {run.cap}; still missing: {', '.join(unsaid)}.)")
@@ -1147,6 +1151,15 @@ _SENTENCE = re.compile(r"^(.{8,160}?[。！？!?；;]|.{8,160}?\.\s)")
 def _first_sentence(text: str) -> str:
     m = _SENTENCE.search(" ".join(text.split()))
     return (m.group(1) if m else " ".join(text.split())[:160]).strip()
+
+
+def _question_words(gap: str, run: _Run) -> bool:
+    """Whether a gap only names search words of the question itself (its key terms, none of them
+    a slot value the answer must touch), rather than something a judge named (a version, a body)."""
+    words = set(key_terms(run.question))
+    slots = set(anchors(run.route)) if run.route is not None else set()
+    parts = [p for p in re.split(r"\s*[、,，]\s*", gap) if p]
+    return bool(parts) and all(p in words and p not in slots for p in parts)
 
 
 def _low_confidence_gap(route: RouteDecision, run: _Run) -> str:
