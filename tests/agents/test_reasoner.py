@@ -985,3 +985,28 @@ def test_a_band_in_working_days_holds_a_span_the_question_gives_in_days():
     answer = ask("I was off sick for two days. Do I need a doctor's note?", ev(SELF_CERT))
     assert answer.status == "answered", answer.text
     assert "up to 2 consecutive working days" in answer.sentences[0].text, answer.text
+
+
+# -- lines that say what a document is, not what it rules ---------------------------------------
+PURCHASING = dict(title="Harrowgate Purchasing Policy", published=dt.date(2025, 3, 1), authority="Harrowgate Ltd",
+                  language="en")
+KENNEL = dict(title="溪桥市犬只管理办法", published=dt.date(2024, 5, 1), authority="溪桥市人民政府")
+
+
+def test_a_documents_statement_of_purpose_answers_no_other_question():
+    purpose = make_chunk("hp", "1", "1. This policy sets out how Harrowgate Ltd approves and places orders for goods "
+                         "and services.", clause="1", **PURCHASING)
+    limits = make_chunk("hp", "3", "3. Orders above £25,000 are approved by the Finance Director.", clause="3",
+                        **PURCHASING)
+    answer = ask("Who approves orders for goods and services at Harrowgate?", ev(purpose, limits))
+    assert answer.status == "answered", answer.text
+    assert answer.sentences[0].text.startswith("Orders above £25,000"), answer.text
+
+
+def test_a_line_of_issuer_and_date_labels_under_a_promulgation_note_is_no_answer():
+    note = make_chunk("kn", "0", "（2020年3月1日溪桥市人民政府令第5号公布　2024年4月2日溪桥市人民政府第12次常务会议修订通过）"
+                      "发布机关：溪桥市人民政府发布日期：2024年4月10日", clause="前言", **KENNEL)
+    banned = make_chunk("kn", "9", "第九条 本市重点管理区内禁止饲养烈性犬，烈性犬名录见附件。", **KENNEL)
+    answer = ask("溪桥哪些狗不能养？", ev(note, banned))
+    assert "发布机关" not in answer.text, answer.text
+    assert "烈性犬" in answer.text, answer.text

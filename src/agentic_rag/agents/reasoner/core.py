@@ -1224,9 +1224,13 @@ _ASKS_MAKING = re.compile(r"通过|批准|修正|修订|修改|公布|颁布|施
 
 #: a sentence's end: a line with none is a title or heading, not a statement
 _STATES = re.compile(r"[。！？；!?;]|\.(?:\s|$)")
-#: an act's purpose clause ("为了加强……，根据……，制定本办法"): it says why the act was made
+#: an act's purpose clause ("为了加强……，根据……，制定本办法", "This policy sets out how ..."): it
+#: says why the document was made
 _PURPOSE_CLAUSE = re.compile(r"^为了?[^。；]{2,120}?[，,]\s*(?:根据[^。；]{2,80}?[，,]\s*)?(?:结合本[市省区县][^。；]{0,20}?[，,]\s*)?"
-                             r"制定本(?:办法|条例|规定|细则|法|决定|规则|制度|实施办法)")
+                             r"制定本(?:办法|条例|规定|细则|法|决定|规则|制度|实施办法)|"
+                             r"^(?:\d+(?:\.\d+)*\.?\s+)?(?:(?:This|The)\s+(?:policy|procedure|standard|document|guidance|guide|handbook|code|manual)"
+                             r"(?:\s+\([^)]*\))?\s+(?:sets\s+out|explains|describes|establishes|outlines)\b|"
+                             r"The\s+(?:purpose|aim|objective)\s+of\s+this\s+(?:policy|procedure|standard|document)\b)")
 _ASKS_PURPOSE = re.compile(r"目的|为什么|为何|宗旨|意图|\bwhy\b|\bpurpose\b|\baims?\b", re.I)
 
 
@@ -1237,10 +1241,19 @@ _AMENDING_CLOSE = re.compile(r"根据本决定作相应(?:的)?修改")
 
 def _is_promulgation_note(sentence: str) -> bool:
     """Whether ``sentence`` is an act's promulgation note, in brackets under its title:
-    "（2019年3月1日……会议通过　2019年5月30日……批准）", or an amending act's note that the
-    amended act is republished as amended."""
+    "（2019年3月1日……会议通过　2019年5月30日……批准）", alone or with the issuer and date
+    labelled after it ("发布机关：……发布日期：……"), a line of such labels, or an amending act's
+    note that the amended act is republished as amended."""
     text = sentence.strip()
-    return text[:1] in "（(" and text[-1:] in "）)" and bool(promulgation(text)) or bool(_AMENDING_CLOSE.search(text))
+    if text[:1] in "（(" and (close := max(text.find("）"), text.find(")"))) > 0 and promulgation(text[:close + 1]):
+        rest = text[close + 1:].strip()
+        if not rest or _METADATA_LABEL.match(rest):
+            return True
+    return len(_METADATA_LABEL.findall(text)) >= 2 or bool(_AMENDING_CLOSE.search(text))
+
+
+#: the labels of a document's metadata line ("发布机关：", "发布日期：")
+_METADATA_LABEL = re.compile(r"(?:发布机关|发文机关|制定机关|发布日期|成文日期|施行日期|生效日期|发文字号|文号|索引号)\s*[:：]")
 
 
 def _link_hops(sentences: Sequence[_Sentence], plan: _Plan) -> None:
