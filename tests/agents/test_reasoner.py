@@ -1010,3 +1010,20 @@ def test_a_line_of_issuer_and_date_labels_under_a_promulgation_note_is_no_answer
     answer = ask("溪桥哪些狗不能养？", ev(note, banned))
     assert "发布机关" not in answer.text, answer.text
     assert "烈性犬" in answer.text, answer.text
+
+
+def test_a_pinned_versions_value_is_set_against_the_newer_clause_that_extends_its_wording():
+    # the newer 第五条 keeps the old wording and adds a second office and an online route: it
+    # shares too few character pairs with the old sentence to read as its copy, yet it is the
+    # same clause of the same act, and its 15日 is what the reader must be told differs
+    old = make_chunk("k19", "5", "第五条 饲养犬只的，应当自取得犬只之日起30日内，到居住地派出所办理犬只登记。",
+                     title="溪桥市城市犬只饲养管理暂行办法", published=dt.date(2019, 3, 1), status="repealed")
+    new = make_chunk("k24", "5", "第五条 饲养犬只的，应当自取得犬只之日起15日内，到居住地派出所或者公安机关设立的"
+                     "犬只登记服务点办理犬只登记，也可以通过溪桥警务网上平台办理。",
+                     title="溪桥市城市犬只饲养管理办法", published=dt.date(2024, 9, 1))
+    answer = ask("按照2019年的暂行办法，养狗以后多少天内要去登记？", ev(old, new), version="2019")
+    assert "30日" in answer.sentences[0].text, answer.text
+    assert answer.conflicts, answer.text
+    conflict = answer.conflicts[0]
+    assert conflict.winner == old.chunk_id and conflict.rule.startswith("pinned"), conflict
+    assert {"30日", "15日"} <= {v.value for v in conflict.values}, conflict

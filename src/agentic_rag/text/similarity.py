@@ -16,7 +16,7 @@ from functools import lru_cache
 
 from agentic_rag.text.language import is_cjk
 
-__all__ = ["char_bigrams", "jaccard", "mixed_bigrams", "sampled_grams", "squash"]
+__all__ = ["char_bigrams", "containment", "jaccard", "mixed_bigrams", "sampled_grams", "squash"]
 
 _SPACE = re.compile(r"\s+")
 
@@ -55,6 +55,12 @@ def mixed_bigrams(text: str) -> frozenset[str]:
 def jaccard(a: Set[str], b: Set[str]) -> float:
     """|a ∩ b| / |a ∪ b|; 0 when either is empty."""
     return len(a & b) / len(a | b) if a and b else 0.0
+
+
+def containment(a: Set[str], b: Set[str]) -> float:
+    """The share of the smaller set that the larger holds (the overlap coefficient): a text that
+    another extends ("…办理" / "…办理，也可以网上办理") is contained in it, however much longer."""
+    return len(a & b) / min(len(a), len(b)) if a and b else 0.0
 
 
 @lru_cache(maxsize=_SAMPLED_TEXTS)

@@ -16,6 +16,9 @@ QUOTE_CAP = {"zh": 150, "en": 260}
 #: two sentences of different documents this alike (character-bigram Jaccard) are versions of
 #: one rule: the other document's wording is weighed for conflicts whatever it scores
 VERSION_ALIKE = 0.45
+#: ... or, in the same-numbered clause, one holds this share of the other's character bigrams
+#: (the newer wording extends the old)
+VERSION_CONTAINED = 0.7
 #: chunks whose sentence split a Reasoner keeps (the oldest is dropped first)
 SPLIT_CACHE = 4096
 #: a sentence for a special case the question does not mention counts this much

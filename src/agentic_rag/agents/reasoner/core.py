@@ -120,7 +120,7 @@ from agentic_rag.text.sentences import (
     split_sentences,
     strip_label,
 )
-from agentic_rag.text.similarity import char_bigrams, jaccard, mixed_bigrams
+from agentic_rag.text.similarity import char_bigrams, containment, jaccard, mixed_bigrams
 from agentic_rag.text.stopwords import QUESTION_ZH
 from agentic_rag.text.terms import (
     Term,
@@ -834,13 +834,16 @@ class Reasoner:
         relevant = [s for s in candidates if s.support >= floor or s in chosen][:40]
         # another document's version of a chosen sentence (the older rule, the provincial copy)
         # is relevant however it scores: it may lack the question's words only because the
-        # newer text added them ("拨付至社会保障卡" where the old one said "银行账户")
-        chosen_grams = [(s.chunk.doc_id, char_bigrams(s.quote)) for s in chosen]
+        # newer text added them ("拨付至社会保障卡" where the old one said "银行账户"), or
+        # only extends the old wording in the same-numbered clause ("……派出所或者……服务点办理")
+        chosen_grams = [(s.chunk.doc_id, s.chunk.clause_no, char_bigrams(s.quote)) for s in chosen]
         for s in candidates:
             if s in relevant or len(relevant) >= 40:
                 continue
             grams = char_bigrams(s.quote)
-            if any(doc != s.chunk.doc_id and jaccard(grams, g) >= C.VERSION_ALIKE for doc, g in chosen_grams) \
+            if any(doc != s.chunk.doc_id and (jaccard(grams, g) >= C.VERSION_ALIKE or no and no == s.chunk.clause_no
+                                               and containment(grams, g) >= C.VERSION_CONTAINED)
+                   for doc, no, g in chosen_grams) \
                     or any(_amends(s, c) for c in chosen):
                 relevant.append(s)
         # an amending item is read as the clause it makes ("将第五条中的“A”修改为“B”" says the
