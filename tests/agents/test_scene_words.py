@@ -71,3 +71,37 @@ def test_an_answer_given_whole_does_not_end_naming_words_of_the_question_as_miss
     assert answer.status == "answered", answer.text
     assert stated in answer.text
     assert not any(mark in answer.text for mark in ("仍缺少", "still missing", "未找到", "Not found")), answer.text
+
+
+def _policy(year: int, days: str, version: str) -> str:
+    return f"""---
+title: Larchmere Hybrid Working Policy
+version: "{version}"
+issued: {year}-01-10
+effective: {year}-02-01
+---
+
+# Larchmere Hybrid Working Policy
+
+## 1. Scope
+1.1 This policy applies to all employees of Larchmere Analytics.
+
+## 2. Working from home
+2.1 Employees may work from home for up to {days} days per week.
+2.2 Home working days are agreed with the line manager each month.
+"""
+
+
+def test_versions_that_differ_only_in_a_number_written_as_a_word_are_a_conflict(tmp_path):
+    # "two days" and "three days" state different rules: the older clause is brought beside the
+    # newer one (a depth of 2 leaves it no room of its own), not skipped as the rule restated
+    eng = engine_over(tmp_path, {"larchmere-hybrid-2024.md": _policy(2024, "two", "1.0"),
+                                 "larchmere-hybrid-2025.md": _policy(2025, "three", "2.0")}, retrieval={"k": 2})
+    try:
+        answer = eng.ask("How many days a week can Larchmere staff work from home?")
+        assert answer.status == "answered", answer.text
+        assert answer.text.startswith("Employees may work from home for up to three days"), answer.text
+        assert answer.conflicts and {"two days", "three days"} <= {v.value for v in answer.conflicts[0].values}, \
+            answer.text
+    finally:
+        eng.close()

@@ -25,7 +25,7 @@ from functools import lru_cache
 from agentic_rag.text.numerals import CN_NUMERAL_CHARS, cn_to_int, normalize_digits
 from agentic_rag.types import Quantity
 
-__all__ = ["extract_quantities", "parse_number", "comparable", "same_value", "rounds_to", "bounded_by", "quantity_key",
+__all__ = ["EN_NUMBER_WORD", "extract_quantities", "parse_number", "comparable", "same_value", "rounds_to", "bounded_by", "quantity_key",
            "rate_measures", "rate_periods", "within"]
 
 # -- numbers --------------------------------------------------------------------------------
@@ -45,6 +45,8 @@ _EN_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "
             "eighty": 80, "ninety": 90}
 _EN_WORD = (r"(?:(?:" + "|".join(_EN_TENS) + r")(?:[- ](?:" + "|".join(list(_EN_UNITS)[1:10])
             + r"))?|" + "|".join(_EN_UNITS) + r")")
+#: an English number word up to ninety-nine ("three", "twenty-one"), as a regex
+EN_NUMBER_WORD = _EN_WORD
 #: an English number: digits (1,500.5) or a word up to ninety-nine
 _EN_NUM = rf"(?:{_ASCII_NUM}|{_EN_WORD})"
 

@@ -51,7 +51,7 @@ from agentic_rag.agents.sufficiency import coverage, key_terms
 from agentic_rag.agents.vocabulary import Vocabulary, load_synonyms
 from agentic_rag.text.clauses import ASKS_PENALTY, BREACH_CUE, clause_matches, clause_number
 from agentic_rag.text.names import title_matches, title_within
-from agentic_rag.text.quantities import rate_periods
+from agentic_rag.text.quantities import EN_NUMBER_WORD, rate_periods
 from agentic_rag.text.similarity import char_bigrams, jaccard, sampled_grams, squash
 from agentic_rag.config import RetrievalSettings
 from agentic_rag.types import (
@@ -858,7 +858,9 @@ def _sampled(text: str) -> frozenset[str]:
 
 
 def _numbers(text: str) -> list[str]:
-    return re.findall(r"\d+(?:\.\d+)?|[零〇一二两三四五六七八九十百千万]+", text)
+    """The numbers a text states, in digits, Chinese numerals or English words ("up to two days"
+    and "up to three days" are two rules, not one restated)."""
+    return re.findall(rf"\d+(?:\.\d+)?|[零〇一二两三四五六七八九十百千万]+|\b{EN_NUMBER_WORD}\b", text.lower())
 
 
 class _ClauseCache:
