@@ -25,8 +25,8 @@ from functools import lru_cache
 from agentic_rag.text.numerals import CN_NUMERAL_CHARS, cn_to_int, normalize_digits
 from agentic_rag.types import Quantity
 
-__all__ = ["EN_NUMBER_WORD", "extract_quantities", "parse_number", "comparable", "same_value", "rounds_to", "bounded_by", "quantity_key",
-           "rate_measures", "rate_periods", "within"]
+__all__ = ["EN_NUMBER_WORD", "extract_quantities", "parse_number", "comparable", "same_value", "rounds_to",
+           "bounded_by", "quantity_key", "rate_measures", "rate_periods", "within"]
 
 # -- numbers --------------------------------------------------------------------------------
 
@@ -43,12 +43,11 @@ _EN_UNITS = {
 }
 _EN_TENS = {"twenty": 20, "thirty": 30, "forty": 40, "fifty": 50, "sixty": 60, "seventy": 70,
             "eighty": 80, "ninety": 90}
-_EN_WORD = (r"(?:(?:" + "|".join(_EN_TENS) + r")(?:[- ](?:" + "|".join(list(_EN_UNITS)[1:10])
-            + r"))?|" + "|".join(_EN_UNITS) + r")")
 #: an English number word up to ninety-nine ("three", "twenty-one"), as a regex
-EN_NUMBER_WORD = _EN_WORD
+EN_NUMBER_WORD = (r"(?:(?:" + "|".join(_EN_TENS) + r")(?:[- ](?:" + "|".join(list(_EN_UNITS)[1:10])
+            + r"))?|" + "|".join(_EN_UNITS) + r")")
 #: an English number: digits (1,500.5) or a word up to ninety-nine
-_EN_NUM = rf"(?:{_ASCII_NUM}|{_EN_WORD})"
+_EN_NUM = rf"(?:{_ASCII_NUM}|{EN_NUMBER_WORD})"
 
 _MULTIPLIERS = {"万": 10_000, "亿": 100_000_000, "千": 1000, "百": 100,
                 "thousand": 1000, "k": 1000, "million": 1_000_000, "m": 1_000_000,
@@ -207,7 +206,7 @@ def _percent(m: re.Match[str]) -> Quantity | None:
 def _points(m: re.Match[str]) -> Quantity | None:
     # 降低10个百分点: a difference of rates, never the same thing as a rate of 10%
     n = m["n"]
-    value = _en_word_value(n) if re.fullmatch(_EN_WORD, n, re.I) else parse_number(n)
+    value = _en_word_value(n) if re.fullmatch(EN_NUMBER_WORD, n, re.I) else parse_number(n)
     return _q("percent", value, "pp", m)
 
 
@@ -244,7 +243,7 @@ _DURATION_UNITS = {
 
 def _duration(m: re.Match[str]) -> Quantity | None:
     n = m["n"]
-    value = _en_word_value(n) if re.fullmatch(_EN_WORD, n, re.I) else parse_number(n)
+    value = _en_word_value(n) if re.fullmatch(EN_NUMBER_WORD, n, re.I) else parse_number(n)
     if value is None:
         return None
     unit = m["u"].lower().rstrip("s") if m["u"].isascii() else m["u"]
@@ -274,13 +273,13 @@ _NUMBER_UNITS = {"℃": "℃", "°C": "℃", "摄氏度": "℃", "度": "℃", "
 
 def _count(m: re.Match[str]) -> Quantity | None:
     n = m["n"]
-    value = _en_word_value(n) if re.fullmatch(_EN_WORD, n, re.I) else parse_number(n)
+    value = _en_word_value(n) if re.fullmatch(EN_NUMBER_WORD, n, re.I) else parse_number(n)
     return _q("count", value, _COUNT_UNITS[m["u"].lower()], m)
 
 
 def _number(m: re.Match[str]) -> Quantity | None:
     n = m["n"]
-    value = _en_word_value(n) if re.fullmatch(_EN_WORD, n, re.I) else parse_number(n)
+    value = _en_word_value(n) if re.fullmatch(EN_NUMBER_WORD, n, re.I) else parse_number(n)
     return _q("number", value, _NUMBER_UNITS[m["u"].lower()], m)
 
 
@@ -319,7 +318,7 @@ _RULES: tuple[_Rule, ...] = (
     _Rule("points-en", re.compile(rf"\b(?P<n>{_EN_NUM})\s+percentage points?\b", _I), _points),
     _Rule("percent-sign", re.compile(rf"(?P<n>{_ASCII_NUM})\s*(?:[%％]|\s?(?:percent|per cent|pct)\b)", _I),
           _percent),
-    _Rule("percent-en-word", re.compile(rf"\b(?P<n>{_EN_WORD})\s+(?:percent|per cent)\b", _I), _percent),
+    _Rule("percent-en-word", re.compile(rf"\b(?P<n>{EN_NUMBER_WORD})\s+(?:percent|per cent)\b", _I), _percent),
     _Rule("percent-zh", re.compile(rf"百分之(?P<n>{_NUM})"), _percent),
     _Rule("permille-zh", re.compile(rf"千分之(?P<n>{_NUM})"), _permille),
     _Rule("fraction-zh", re.compile(rf"(?<![百千{CN_NUMERAL_CHARS}\d])(?P<d>{_NUM})分之(?P<n>{_NUM})"), _fraction),

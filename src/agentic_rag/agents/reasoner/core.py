@@ -460,24 +460,25 @@ class Reasoner:
         covers = [shared_cover(f"{e.chunk.title}\n{e.chunk.text}\n{_table_text(e.chunk)}") for e in evidence]
         implied = {e.chunk.chunk_id: _implied_names(e.chunk.title, e.chunk.text, question) for e in evidence}
         n = len(covers)
-        asked_keys = _asked_thing(question, whole, terms)
+        # the scene a person sets before asking ("家里水管爆了，", "if I resign with holiday
+        # left,") is their own case in their own words, which rules state in general terms: a
+        # thing only the scene names does not put the question out of scope, nor is it what
+        # the question asks about; a named place or body does ("在北京，……")
+        setting, asking = scene(question)
+        asked_keys = _asked_thing("，".join(asking) or question, whole, terms)
         # the unit of an amount the question states ("more than six months", "三个月") measures
         # it: the documents may state the same span in other units (26 weeks)
         stated = extract_quantities(question)
         measures = {t.key for q in stated for t in content_terms(q.raw)}
-        # the scene a person sets before asking ("家里水管爆了，", "if I resign with holiday
-        # left,") is their own case in their own words, which rules state in general terms: a
-        # thing only the scene names does not put the question out of scope; a named place or
-        # body does ("在北京，……")
         scenic: set[str] = set()
-        setting, asking = scene(question)
         if setting:
             set_cover, ask_cover = TextCover(" ".join(setting)), TextCover(" ".join(asking))
             scenic = {t.key for t in terms if base[t.key] != C.NAMED_TERM and set_cover.covers(t)
                       and not ask_cover.covers(t)}
         weights: dict[str, float] = {}
         missing: list[Term] = []
-        dfs = {t.key: sum(1 for c, e in zip(covers, evidence) if _covers(c, t, e.chunk) or t.key in implied[e.chunk.chunk_id])
+        dfs = {t.key: sum(1 for c, e in zip(covers, evidence)
+                          if _covers(c, t, e.chunk) or t.key in implied[e.chunk.chunk_id])
                for t in terms}
         # an everyday word (房子, 孩子, 医院) is how a person names what rule text calls by its own
         # term (房屋, 未成年人, 医疗机构) when the evidence is about some other thing the question
@@ -1229,9 +1230,11 @@ _ASKS_MAKING = re.compile(r"通过|批准|修正|修订|修改|公布|颁布|施
 _STATES = re.compile(r"[。！？；!?;]|\.(?:\s|$)")
 #: an act's purpose clause ("为了加强……，根据……，制定本办法", "This policy sets out how ..."): it
 #: says why the document was made
-_PURPOSE_CLAUSE = re.compile(r"^为了?[^。；]{2,120}?[，,]\s*(?:根据[^。；]{2,80}?[，,]\s*)?(?:结合本[市省区县][^。；]{0,20}?[，,]\s*)?"
+_PURPOSE_CLAUSE = re.compile(r"^为了?[^。；]{2,120}?[，,]\s*(?:根据[^。；]{2,80}?[，,]\s*)?"
+                             r"(?:结合本[市省区县][^。；]{0,20}?[，,]\s*)?"
                              r"制定本(?:办法|条例|规定|细则|法|决定|规则|制度|实施办法)|"
-                             r"^(?:\d+(?:\.\d+)*\.?\s+)?(?:(?:This|The)\s+(?:policy|procedure|standard|document|guidance|guide|handbook|code|manual)"
+                             r"^(?:\d+(?:\.\d+)*\.?\s+)?(?:(?:This|The)\s+"
+                             r"(?:policy|procedure|standard|document|guidance|guide|handbook|code|manual)"
                              r"(?:\s+\([^)]*\))?\s+(?:sets\s+out|explains|describes|establishes|outlines)\b|"
                              r"The\s+(?:purpose|aim|objective)\s+of\s+this\s+(?:policy|procedure|standard|document)\b)")
 _ASKS_PURPOSE = re.compile(r"目的|为什么|为何|宗旨|意图|\bwhy\b|\bpurpose\b|\baims?\b", re.I)
@@ -1645,18 +1648,15 @@ def _valued(word: str, question: str) -> bool:
     return re.search(rf"{w}{_VALUE_ASKED}|{_COUNTED}[\u4e00-\u9fff]{{0,2}}{w}", question) is not None
 
 
-def _asked_thing(question: str, asked: Asked, terms: Sequence[Term]) -> frozenset[str]:
+def _asked_thing(asking: str, asked: Asked, terms: Sequence[Term]) -> frozenset[str]:
     """The keys of the words naming the thing a question asks for: the last thing word of a
-    wh-question's asking clauses (首趟班列的起点, 学校的地址在哪里) that, in Chinese, its
-    question word stands by (:func:`_stands_by`), with the words written onto it (工业 of
-    工业增加值增长了多少); a yes/no question asks whether, of no one thing. ``terms``: the
-    question's words as the Reasoner reads them (an unknown word the segmenter split, 营收,
-    included)."""
+    wh-question's ``asking`` clauses (without the scene it sets: 丢了工作，……) that, in Chinese,
+    its question word stands by (:func:`_stands_by`; 首趟班列的起点, 学校的地址在哪里), with the
+    words written onto it (工业 of 工业增加值增长了多少); a yes/no question asks whether, of no
+    one thing. ``terms``: the question's words as the Reasoner reads them (an unknown word the
+    segmenter split, 营收, included)."""
     if asked.yes_no:
         return frozenset()
-    # the scene a person sets ("丢了工作，……", "My laptop got stolen on the train.") is their
-    # case, not what they ask about
-    asking = "，".join(scene(question)[1]) or question
     things = sorted((t for t in terms if not t.soft and _thing_word(t) and t.text in asking),
                     key=lambda t: asking.rfind(t.text) + len(t.text))
     heads = things
@@ -1690,9 +1690,9 @@ _ASKS_ZH = re.compile(r"多少|几|什么|啥|哪|谁|多长|多久|多大|多�
 
 def _stands_by(word: str, question: str) -> bool:
     """Whether a Chinese question word stands by ``word``: right after it (起点在哪里, 主演是谁,
-    起售价为多少, 注册资本有什么要求, 增加值增长了多少) unless it is a verb whose object the question word asks
-    (改编自什么事件), or right before it with at most a measure word and two characters between
-    (多少天带薪假) or a class (什么类型的电影)."""
+    起售价为多少, 注册资本有什么要求, 增加值增长了多少) unless it is a verb whose object the
+    question word asks (改编自什么事件), or right before it with at most a measure word and two
+    characters between (多少天带薪假) or a class (什么类型的电影)."""
     w = re.escape(word)
     if (m := re.search(rf"{w}(?:什么|哪些|哪个|哪种|哪类|哪几)[\u4e00-\u9fff]{{2,4}}", question)) \
             and any(len(c) >= 2 for c in answer_classes(m.group(0))):

@@ -860,7 +860,10 @@ def _sampled(text: str) -> frozenset[str]:
 def _numbers(text: str) -> list[str]:
     """The numbers a text states, in digits, Chinese numerals or English words ("up to two days"
     and "up to three days" are two rules, not one restated)."""
-    return re.findall(rf"\d+(?:\.\d+)?|[零〇一二两三四五六七八九十百千万]+|\b{EN_NUMBER_WORD}\b", text.lower())
+    return _NUMBER.findall(text.lower())
+
+
+_NUMBER = re.compile(rf"\d+(?:\.\d+)?|[零〇一二两三四五六七八九十百千万]+|\b{EN_NUMBER_WORD}\b")
 
 
 class _ClauseCache:
