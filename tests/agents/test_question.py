@@ -166,7 +166,8 @@ def test_the_unit_a_how_many_question_counts_in(question: str, unit: str | None)
 
 def test_a_count_of_other_things_is_not_the_count_asked() -> None:
     question = "这趟夜班大巴上有多少人？"
-    assert new_quantity_kinds("凌晨两点，一辆夜班大巴在山路侧翻。", question) == {"other_count"}
+    # (凌晨两点 is an hour of the day)
+    assert new_quantity_kinds("凌晨两点，一辆夜班大巴在山路侧翻。", question) == {"other_count", "time"}
     assert new_quantity_kinds("车上共有38名乘客。", question) == {"count"}
     # a count the quantity reader has no unit for is still a count of something else
     question = "这所中学今年招收了多少名新生？"

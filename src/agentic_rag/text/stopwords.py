@@ -59,7 +59,7 @@ QUESTION_EN = frozenset(
 SOFT_ZH = frozenset(
     "规定 标准 要求 政策 办法 内容 情况 问题 方面 相关 有关 关于 具体 时间 条件 流程 方式 途径 渠道 手续 "
     "步骤 办理 享受 执行 适用 范围 现在 目前 最新 现行 文件 通知 条款 说 讲 写 现行 一般 最高 最低 "
-    "期限 时限 比例 金额 额度 费用 多少钱 日期 地点 截止".split()
+    "期限 时限 比例 金额 额度 费用 多少钱 日期 地点 地方 截止".split()
 )
 #: general-purpose stopwords (data/stopwords_iso.json, from stopwords-iso): what any text may say
 #: whatever it is about ("more", "last", "new", "mean", "这次", "人家"). A question word in them

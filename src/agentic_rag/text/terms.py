@@ -26,7 +26,7 @@ from agentic_rag.text.stopwords import (
 )
 from agentic_rag.text.tokenize import cut, cut_for_search, dictionary_generation, dictionary_path
 
-__all__ = ["Term", "answer_classes", "asked_noun", "atoms", "content_terms", "english_verbs", "irregular_form",
+__all__ = ["A_NOT_A", "Term", "answer_classes", "asked_noun", "atoms", "content_terms", "english_verbs", "irregular_form",
            "is_everyday", "is_nounish", "norm", "segment", "stem", "stems", "word_tag", "words"]
 
 _CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+")
@@ -332,9 +332,34 @@ def asked_noun(word: str) -> str | None:
 
 def words(text: str) -> list[str]:
     """The words of ``text`` as a question means them: the segmenter's tokens with a separable
-    verb made whole (报了名 -> 报名), an ordinal and its measure word joined (第一 + 棒) and a
-    fee kept with its word (垃圾处理 + 费)."""
-    return _with_suffixes(_with_ordinals(_with_separable(segment(text))))
+    verb made whole (报了名 -> 报名), a verb asked as "X不X" whole (能 + 不能 -> 能不能), an
+    ordinal and its measure word joined (第一 + 棒) and a fee kept with its word (垃圾处理 + 费)."""
+    return _with_suffixes(_with_ordinals(_with_separable(_with_a_not_a(segment(text)))))
+
+
+def _with_a_not_a(tokens: list[str]) -> list[str]:
+    """A verb asked as "X不X" / "X没X" as one word (能 + 不能 -> 能不能, 给 + 不 + 给 -> 给不给):
+    the form asks whether, it says "not" of nothing."""
+    out: list[str] = []
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i]
+        if len(tok) <= 2 and _CJK_RUN.fullmatch(tok):
+            if i + 1 < len(tokens) and tokens[i + 1] in ("不" + tok, "没" + tok):
+                out.append(tok + tokens[i + 1])
+                i += 2
+                continue
+            if i + 2 < len(tokens) and tokens[i + 1] in ("不", "没") and tokens[i + 2] == tok:
+                out.append(tok + tokens[i + 1] + tok)
+                i += 3
+                continue
+        out.append(tok)
+        i += 1
+    return out
+
+
+#: a verb asked as "X不X" / "X没X" (要不要, 需不需要, 有没有)
+A_NOT_A = re.compile(r"([\u4e00-\u9fff]{1,2})[不没]\1")
 
 
 #: words that point or ask rather than name: the segmenter's 由谁来, 找谁, 干啥, 这件 (of 这件事)
@@ -359,7 +384,8 @@ def _content_terms(text: str, generation: int) -> tuple[Term, ...]:
             continue
         if _CJK_RUN.fullmatch(tok):
             tok = asked_noun(tok) or tok  # 哪些地方: the noun
-            if len(tok) < 2 or tok in QUESTION_ZH or _CN_NUMBER_WORD.fullmatch(tok) or _FUNCTION_ZH.search(tok):
+            if len(tok) < 2 or tok in QUESTION_ZH or _CN_NUMBER_WORD.fullmatch(tok) or _FUNCTION_ZH.search(tok) \
+                    or A_NOT_A.search(tok):
                 continue
             key, soft, cjk = tok, tok in SOFT_ZH or tok in GENERIC_ZH, True
         else:

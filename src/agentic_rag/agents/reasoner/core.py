@@ -88,6 +88,7 @@ from agentic_rag.agents.reasoner.question import (
     fills_slot,
     is_proper_name,
     lists_items,
+    measured_kind,
     names_new,
     new_quantity_kinds,
     ordinals,
@@ -112,7 +113,7 @@ from agentic_rag.text.clauses import (ADDS_OR_DROPS, CROSS_REFERENCE, SELF_NAME,
 from agentic_rag.text.language import is_cjk
 from agentic_rag.text.names import document_titles, extract_names, fold
 from agentic_rag.text.numerals import cn_to_int
-from agentic_rag.text.quantities import extract_quantities, rate_periods, same_value, within
+from agentic_rag.text.quantities import CLOCK_TIME, extract_quantities, rate_periods, same_value, within
 from agentic_rag.text.sentences import (
     LIST_ITEM,
     is_heading,
@@ -123,6 +124,7 @@ from agentic_rag.text.sentences import (
 from agentic_rag.text.similarity import char_bigrams, containment, jaccard, mixed_bigrams
 from agentic_rag.text.stopwords import QUESTION_ZH
 from agentic_rag.text.terms import (
+    A_NOT_A,
     Term,
     answer_classes,
     content_terms,
@@ -225,6 +227,8 @@ class _Plan:
     asked_keys: frozenset[str] = frozenset()
     #: the keys of the units of the amounts it states ("two-week": week)
     measures: frozenset[str] = frozenset()
+    #: the keys of its verbs (设在, 举行, "resign"): the act asked about, which documents word many ways
+    acts: frozenset[str] = frozenset()
 
 
 def _is_soft(key: str, plan: _Plan) -> bool:
@@ -293,6 +297,17 @@ class Reasoner:
             gap = abstention.gap_phrase(question, named, lang, topic)
             return self._abstain(question, route, lang, [gap], t0, trace, "the thing asked for is in no evidence",
                                  best, signals)
+        # what an English question asks the amount of, of a kind no evidence names while the
+        # evidence speaks of the thing ("paid sick leave" over a parental-leave policy: the
+        # documents' leave is another kind); a missing head word alone may be a paraphrase
+        # ("holiday" for "annual leave")
+        kind = measured_kind(question) if lang == "en" else ()
+        unlike = [t for t in plan.missing if not t.soft and t.text.lower() == kind[0]] \
+            if len(kind) == 2 and kind[1] not in {t.text.lower() for t in plan.missing} else []
+        if unlike:
+            gap = abstention.gap_phrase(question, unlike, lang, topic)
+            return self._abstain(question, route, lang, [gap], t0, trace,
+                                 "the kind of thing asked for is in no evidence", best, signals)
         # a question part whose things no chunk mentions is named as missing, the rest answered
         out_parts = [p for p in plan.pieces
                      if abstention.part_missing(p.terms, plan.missing, plan.weights)]
@@ -575,7 +590,8 @@ class Reasoner:
         return _Plan(terms, weights, parts[:C.MAX_SENTENCES], pieces[:C.MAX_SENTENCES], missing,
                      whole, asked, mixed_bigrams(question), coverage=coverage, question=question,
                      asks_conflict=asks_conflict, hop=needs_hop(question), classes=frozenset(classes),
-                     implied=implied, asked_keys=asked_keys, measures=frozenset(measures))
+                     implied=implied, asked_keys=asked_keys, measures=frozenset(measures),
+                     acts=frozenset(t.key for t in terms if _act_word(t)))
 
     def _with_synonyms(self, terms: Sequence[Term], text: str) -> list[Term]:
         """Terms with their synonyms; an English word inside a phrase of a synonym group
@@ -602,6 +618,7 @@ class Reasoner:
         counted = ordinals(route.question)
         periods = rate_periods(route.question) if plan.wants.quantity else frozenset()
         negated = _negated(route.question)
+        anchors = [t for t in plan.terms if not t.soft and t.key not in plan.acts]
         asks_making = bool(_ASKS_MAKING.search(route.question))
         asks_purpose = bool(_ASKS_PURPOSE.search(route.question))
         per_doc = Counter(e.chunk.doc_id for e in evidence)
@@ -661,7 +678,10 @@ class Reasoner:
                 sent.in_band = frozenset(i for i, a in enumerate(plan.asked) if within(a, sent.quote))
                 sent.negates_asked = bool(negated) and bool(negated & _negated(sent.quote))
                 sent.bigram = _bigram_share(plan.bigrams, sent.text)
-                sent.fills_slot = fills_slot(sent.text, plan.question)
+                # the frame of a verb alone ("设在哪里" and "售卖亭不得设在主干道上") is no answer
+                # to a question about things its chunk never names
+                sent.fills_slot = fills_slot(sent.text, plan.question) \
+                    and (not anchors or any(t.key in sent.hits | sent.ctx_hits for t in anchors))
                 out.append(sent)
         _link_hops(out, plan)
         for sent in out:
@@ -779,13 +799,18 @@ class Reasoner:
         # (scoring.py): filling the question's frame says which sentence answers, not which one
         # is about the matter
         floor = max(self.settings.abstain_below * C.EXTRA_OF_THRESHOLD, candidates[0].support * C.EXTRA_OF_BEST)
+        quoted = {s.chunk.doc_id for s in chosen}
         for _ in range(C.MAX_SENTENCES - len(chosen)):
             best_pick: tuple[float, _Sentence] | None = None
             for s in candidates:
                 if s in chosen or s.support < floor:
                     continue
                 new_hard = [k for k in s.hits - covered if not _is_soft(k, plan)]
-                if not new_hard:
+                # another document's sentence joins when it speaks of a thing the question names
+                # or says what its question word asks, not for the question's verb alone ("……不得
+                # 设在居民住宅楼内" adds nothing to where a race ends)
+                if not new_hard or s.chunk.doc_id not in quoted and not s.fills_slot \
+                        and all(k in plan.acts or _is_soft(k, plan) for k in s.hits | s.ctx_hits):
                     continue
                 gain = sum(plan.weights[k] for k in (s.hits | s.head_hits) - covered)
                 # a sentence of a clause already quoted continues it: prefer it
@@ -796,6 +821,7 @@ class Reasoner:
                 break
             chosen.append(best_pick[1])
             extra.add(id(best_pick[1]))
+            quoted.add(best_pick[1].chunk.doc_id)
             covered |= best_pick[1].hits | best_pick[1].head_hits
         if plan.wants.enumeration:
             lead = chosen[0]
@@ -1160,14 +1186,13 @@ _NEGATION = re.compile(r"(?:尚未|还没有?|并未|没有|从未|未|不)(?:�
                        r"\b(?:not|never|n't|no longer)\s+(?:yet\s+|been\s+|be\s+)?(?P<en>[a-z]{4,})", re.I)
 
 
-@lru_cache(maxsize=8192)
 @lru_cache(maxsize=8192)  # per text: the same sentences are candidates question after question
 def _negated(text: str) -> frozenset[str]:
     """The words ``text`` says "not" of ("尚未实施" -> 实施, "has not been approved" -> approv):
     a question about what holds when something has not happened is answered by the sentence
     that says so, not by the one about when it has."""
     out = set()
-    for m in _NEGATION.finditer(text):
+    for m in _NEGATION.finditer(A_NOT_A.sub(r"\1", text)):  # 能不能减免 asks, it negates nothing
         word = m.group("zh") or m.group("en")
         out.add(word if m.group("zh") else stem(word.lower()))
     return frozenset(out)
@@ -1702,6 +1727,11 @@ def _stands_by(word: str, question: str) -> bool:
                      rf"(?:什么|哪些|哪个|哪种|哪类)(?:[\u4e00-\u9fff]{{1,3}}的)?{w}", question) is not None
 
 
+def _act_word(t: Term) -> bool:
+    """Whether a question word names an act (设在, 举行, "resign"), not a thing or a qualifier (首次)."""
+    return not _thing_word(t) and (not t.cjk or (word_tag(t.text) or "").startswith("v"))
+
+
 def _thing_word(t: Term) -> bool:
     if t.cjk:
         return is_nounish(t.text)
@@ -1750,7 +1780,9 @@ def _about_question(group: Sequence[Fact], plan: _Plan, question: str,
     kind = group[0].quantity.kind
     if kind == "entity" and all(f.quantity.raw in question for f in group):
         return False  # "男单和女单冠军分别是谁": the things it asks about one by one, not two values
-    if kind == "entity" and any(_TIME_WORDS.search(f.quantity.raw) for f in group):
+    if kind == "entity" and all(CLOCK_TIME.search(f.quantity.raw) for f in group):
+        kind = "time"  # "七时至二十四时" and "八时至二十二时": two hours of the day
+    elif kind == "entity" and any(_TIME_WORDS.search(f.quantity.raw) for f in group):
         kind = "date"  # "新浪科技讯 8月26日下午消息" / "本季度": when it was said, not a value
     elif kind == "entity" and re.search(r"\d", group[0].quantity.raw):
         kind = "number"
@@ -1964,7 +1996,7 @@ def _sentences_of(chunk: Chunk, lang: str, lists: bool = False) -> list[_Sentenc
         # a search excerpt's date stamp ("Jan 25, 2022 ...") says when the page was found, not
         # what the sentence is about: "2022" there does not make it a sentence about 2022
         said = unstamped(shown)
-        if _INTRO.search(text[s:e + 1]):
+        if _INTRO.search(text[s:e + 1]) or _FOLLOWING.search(text[s:e + 1]) and _list_follows(text, e):
             # "统筹基金支付比例如下：" says nothing alone; its items carry it as their subject
             whole_list()
             intro, intro_at, headed = shown, s, False
@@ -1982,6 +2014,10 @@ def _sentences_of(chunk: Chunk, lang: str, lists: bool = False) -> list[_Sentenc
             lead = "" if headed else _after_intro(intro, "", lang)
             # and is shown after it: "parking fines" alone does not say they are not reimbursable
             shown = lead + shown
+        elif intro and not items and not headed and "\n" not in text[intro_at:s]:
+            # a sentence after the introducing line, on its line, before the items ("The
+            # following apps are approved. Customer data only through the first two." + "- Teams")
+            cover = TextCover(context + said)
         else:
             whole_list()
             intro = lead = ""
@@ -1999,6 +2035,12 @@ _RUN_IN = re.compile(r"[A-Z][A-Za-z'’-]*(?: [A-Za-z'’-]+){0,3}")
 
 
 _NOTE_MARK = re.compile(r"\[\^[^\]\s]{1,10}\]")
+
+
+def _list_follows(text: str, end: int) -> bool:
+    """Whether the first line with words after the line ending at ``end`` is a list item."""
+    line = next((ln for ln in text[end:end + 400].split("\n")[1:] if ln.strip()), "")
+    return bool(LIST_ITEM.match(line))
 
 
 def _after_intro(intro: str, item: str, lang: str) -> str:
@@ -2180,6 +2222,8 @@ _METADATA = re.compile(
     r"|^[^，。,;；]{0,40}〔\d{4}〕\d+号\s*$"
     r"|^[^，。,;；]{2,40}\d{4}年\d{1,2}月\d{1,2}日\s*$", re.I)
 _INTRO = re.compile(r"(?:[:：]\s*$|如下[:：]?\s*$|as follows[:.]?\s*$)", re.I)
+#: "The following apps are approved for work messaging.": the line of a list that follows it
+_FOLLOWING = re.compile(r"^\s*the following\b[^,:;.]*\b(?:are|is|apply|applies|may|must)\b[^,:;.]*[.:]\s*$", re.I)
 _TABLE_REF = re.compile(r"下表|如下表|附表|见表|表\s*\d|\btable (?:below|above)\b|\bthe table\b|\bTable\s+\d", re.I)
 
 

@@ -34,11 +34,12 @@ from functools import lru_cache
 
 from agentic_rag.text.clauses import ASKS_PENALTY, CROSS_REFERENCE
 from agentic_rag.text.dates import MONTH
-from agentic_rag.text.quantities import extract_quantities, rate_measures, rate_periods
+from agentic_rag.text.quantities import CLOCK_TIME, extract_quantities, rate_measures, rate_periods
 
 __all__ = ["states_none", "states_whole", "asks_money", "counts_in", "Asked", "AnswerType", "analyze", "split_asks", "carries", "unasked_kind", "is_proper_name", "names_new", "quotes_new_name", "new_quantity_kinds",
            "lists_items",
-           "reads_as_procedure", "fills_slot", "subject_of", "scene", "asked_meaning", "defines", "ordinals", "CONSTRAINING"]
+           "reads_as_procedure", "fills_slot", "subject_of", "scene", "asked_meaning", "defines", "ordinals", "CONSTRAINING",
+           "measured_kind"]
 
 AnswerType = str  # one of ANSWER_TYPES
 ANSWER_TYPES = ("date", "number", "person", "organization", "place", "name", "sanction", "list", "yes_no",
@@ -74,10 +75,10 @@ _YES_NO = re.compile(r"算不算|是不是|是否|会不会|能不能|可不可�
                      # after the scene a question sets: "If I resign before it is paid, do I still get it?"
                      r"[,，]\s*(?:is|are|was|were|does|do|did|can|could|will|would|should|must|may|has|have)\s+"
                      r"(?:i|we|you|they|he|she|it|my|our|the|this|that|there)\b[^,，]*[?？]\s*$", re.I)
-_EXPLICIT_QUANTITY = re.compile(r"多少|几|多长|多久|多高|多大|how (?:much|many|long|soon|often)|"
+_EXPLICIT_QUANTITY = re.compile(r"多少|(?<!哪)几|多长|多久|多高|多大|how (?:much|many|long|soon|often)|"
                                 r"what (?:percentage|rate|amount)", re.I)
 _ASKS_QUANTITY = re.compile(
-    r"多少|几|多长|多久|多高|多大|比例|标准|限额|额度|时限|期限|什么时候|何时|哪天|起付|金额|费用|天数|"
+    r"多少|(?<!哪)几|多长|多久|多高|多大|比例|标准|限额|额度|时限|期限|什么时候|何时|哪天|起付|金额|费用|天数|"
     r"how (?:much|many|long|often|soon)|what (?:percentage|rate|amount|share)|\bwhen\b|\blimit\b|"
     r"\brate\b|\bdeadline\b|\bhow\b|\bup to what\b|\b(?:length|duration|minimum|maximum)\b", re.I)
 #: what kind of value a question asks for, from its question words
@@ -90,6 +91,7 @@ _KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("money", re.compile(r"多少钱|多少元|几元|金额|限额|额度|费用是多少|补贴|津贴|how much|\bcost\b|allowance|amount", re.I)),
     ("percent", re.compile(r"比例|百分之几|几成|百分比|percentage|\brate\b|\bshare\b", re.I)),
     ("date", re.compile(r"哪天|哪一天|什么时候|何时|几月几日|日期|\bwhen\b|\bdate\b", re.I)),
+    ("time", re.compile(r"几点|几时|什么时段|哪个时段|\bwhat time\b|\bat what hour\b|\bopening hours\b", re.I)),
     ("count", re.compile(r"多少次|几次|多少人|几人|多少项|几项|how many (?:times|people|persons|items)", re.I)),
     ("age", re.compile(r"年纪|年龄|岁数|几岁|多少岁|周岁|多大(?:了|才|的)|how old|what age|minimum age|age limit", re.I)),
 )
@@ -112,7 +114,7 @@ _DATE = re.compile(
     r"\bdate of\b|\b(?:what|when)(?:'s|\s+is|\s+was)\s+(?:the\s+)?(?:[\w-]+\s+)?(?:deadline|cut-?off)\b|\bby when\b|"
     r"截止(?:时间|日期)?(?:是)?\s*[？?]?\s*$", re.I)
 _NUMBER = re.compile(
-    r"多少|几(?!乎)|多长|多久|多高|多大|多重|多远|百分之几|几成|"
+    r"多少|(?<!哪)几(?!乎)|多长|多久|多高|多大|多重|多远|百分之几|几成|"
     r"(?:人数|数量|总数|次数|销量|产量|总产量|营收|收入|票房|产值|价格|售价|金额|规模|吞吐量|交付量|净利润|利润|"
     r"增速|增幅|增长率|比例|比率|出生率|[^\s，,]率|震级|点数|总额|份额|排名)\s*(?:是|为)?\s*[？?]?\s*$|"
     r"增长了?多少|\bhow (?:much|many|long|old|far|big|tall|often|soon|quickly|fast)\b|\bup to what\b|"
@@ -221,6 +223,31 @@ _SENTENCES = re.compile(r"[？?；;。！!\n]+|(?<![A-Z])(?<!\b(?:Mr|Ms|Dr|St|vs
 _COMMA = re.compile(_SEP_COMMA + r"\s*(?:and\s+|以及|并且|还有)?")
 
 
+#: what an English question asks the amount of: "how many days of paid sick leave", "how long
+#: a sabbatical" (not "what is the most popular hotel": a superlative asks for one of many)
+_MEASURED_EN = re.compile(
+    r"\bhow (?:many|much)\s+(?:[a-z]+\s+)?of\s+(?:the\s+|my\s+|our\s+|your\s+|their\s+)?"
+    r"(?P<of>(?:[a-z'-]+\s+){0,3}[a-z'-]+)|"
+    r"\bhow (?:long|big|large|much) an?\s+(?P<a>(?:[a-z'-]+\s+){0,2}[a-z'-]+)", re.I)
+#: where the noun phrase ends: a verb, a preposition or a clause word
+_PHRASE_END = re.compile(r"\b(?:does|do|did|is|are|was|were|can|could|will|would|should|must|may|might|has|have|"
+                         r"had|for|of|in|on|at|to|when|if|that|which|per|after|before|under|with|from|by|"
+                         r"a|an|the|my|our|your|their)\b.*", re.I | re.S)
+
+
+def measured_kind(question: str) -> tuple[str, ...]:
+    """The head noun of what an English question asks the amount of and the word before it,
+    lowercased: ("sick", "leave") for "How many days of paid sick leave …", ("sabbatical",) for
+    "How long a sabbatical …". The word before the head says which kind of the thing is meant:
+    documents about parental leave do not state a sick-leave allowance. Empty when the question
+    asks no amount of a named thing."""
+    m = _MEASURED_EN.search(question)
+    if m is None:
+        return ()
+    phrase = _PHRASE_END.sub("", next(g for g in m.groups() if g)).split()
+    return tuple(w.lower() for w in phrase[-2:])
+
+
 def split_asks(question: str) -> list[str]:
     """The question's sub-questions: its sentences, and the comma clauses of one sentence that
     each ask something ("差旅住宿标准是多少，发票什么时候提交"). A clause that asks nothing
@@ -274,8 +301,8 @@ def is_cjk(text: str) -> bool:
     return bool(re.search(r"[\u3400-\u9fff]", text))
 # an English auxiliary asks only where it opens its clause ("…, do I still get it"); inside one
 # it states ("before the bonus is paid", "I can take leave")
-_ASK_WORD = re.compile(r"多少|几|多长|多久|什么|啥|咋|哪|谁|怎么|如何|是否|吗|\b(?:how|what|which|who|whom|when|where|why)\b|"
-                       r"^\s*(?:is|are|does|do|can|may)\b", re.I)
+_ASK_WORD = re.compile(r"多少|几|多长|多久|多[大高远重宽深厚快]|什么|啥|咋|哪|谁|怎么|如何|是否|吗|"
+                       r"\b(?:how|what|which|who|whom|when|where|why)\b|^\s*(?:is|are|does|do|can|may)\b", re.I)
 
 
 # -- can a sentence carry the answer? ---------------------------------------------------------------
@@ -891,9 +918,12 @@ def _counts_people_noun(question: str) -> bool:
 def _new_kinds(sentence: str, question: str) -> frozenset[str]:
     rest = _without(sentence, question) if question else sentence
     unit = asked_count_unit(question) if question else None
-    return frozenset("other_count" if q.kind == "count" and unit is not None and not counts_in(q.unit, unit)
-                     else "age" if q.unit == "岁" else q.kind
-                     for q in extract_quantities(rest))
+    kinds = {"other_count" if q.kind == "count" and unit is not None and not counts_in(q.unit, unit)
+             else "age" if q.unit == "岁" else q.kind
+             for q in extract_quantities(rest)}
+    if CLOCK_TIME.search(rest):
+        kinds.add("time")
+    return frozenset(kinds)
 
 
 #: a time zone's name is a time, not a place or a name ("北京时间8日", "当地时间19日")
@@ -918,8 +948,8 @@ def _carries(answer_type: str, sentence: str) -> bool:
     if answer_type == "sanction":
         return bool(_SANCTION.search(sentence))
     if answer_type == "date":
-        return bool(_DATE_WORDS.search(sentence)) or any(q.kind in ("date", "duration")
-                                                         for q in extract_quantities(sentence))
+        return bool(_DATE_WORDS.search(sentence) or CLOCK_TIME.search(sentence)) \
+            or any(q.kind in ("date", "duration") for q in extract_quantities(sentence))
     if answer_type == "number":
         # a year or a date is no amount: "2021年" does not answer "how much in 2021"
         rest = _NOT_A_COUNT.sub(" ", _DATE_EXPR.sub(" ", sentence))

@@ -1,0 +1,169 @@
+"""How a Chinese question asks decides what answers it: "几点到几点" asks hours of the day (and
+two versions' hours are a conflict), "能不能" asks whether (it says "not" of nothing), "哪几类"
+asks which ones (not how many), and a sentence of another document does not join an answer only
+because it repeats a verb of the question. The documents and questions are written for the test."""
+
+from __future__ import annotations
+
+import pytest
+
+from agentic_rag import Engine
+from agentic_rag.agents.reasoner.question import analyze, measured_kind, scene, split_asks
+from agentic_rag.text.quantities import CLOCK_TIME
+from agentic_rag.text.terms import content_terms
+from tests.ingest.helpers import engine_over
+
+PARKS_2020 = """枫溪市公园管理条例
+
+（2020年3月1日枫溪市第十六届人民代表大会常务委员会第二十次会议通过）
+
+第一条　为了加强公园管理，保护公园资源，制定本条例。
+
+第六条　公园每日六时至二十二时向游客开放。
+
+第七条　公园每天需要延长开放时间举办活动的，应当提前三日向社会公告。
+
+第七条之一　禁止携带宠物进入园内游乐设施区域。
+
+第八条　公园内的设施分为以下三类：游乐设施；健身设施；休憩设施。
+
+第九条　售卖亭不得设在公园主干道上。
+
+第十条　公园管理机构接到游客投诉后，应当在三日内答复。
+"""
+
+PARKS_2024 = """枫溪市人民代表大会常务委员会关于修改《枫溪市公园管理条例》的决定
+
+（2024年5月20日枫溪市第十七届人民代表大会常务委员会第十二次会议通过）
+
+枫溪市第十七届人民代表大会常务委员会第十二次会议决定对《枫溪市公园管理条例》作如下修改：
+
+一、将第六条中的“六时至二十二时”修改为“五时至二十三时”。
+
+二、将第七条中的“三日”修改为“五日”。
+
+本决定自2024年7月1日起施行。
+"""
+
+NEWS = """枫溪半程马拉松开跑
+
+枫溪日报　2025年4月7日
+
+本报讯　4月6日早上7时，2025枫溪半程马拉松在枫溪体育场鸣枪开跑，8000名跑者沿溪岸奔跑，最终抵达枫溪湿地公园。
+
+本届赛事由枫溪市体育局主办，共设半程马拉松和迷你跑两个项目。
+"""
+
+
+@pytest.fixture(scope="module")
+def engine(tmp_path_factory: pytest.TempPathFactory) -> Engine:
+    eng = engine_over(tmp_path_factory.mktemp("forms"), {"枫溪市公园管理条例_2020.txt": PARKS_2020,
+                                                         "枫溪市人大常委会关于修改公园管理条例的决定_2024.txt": PARKS_2024,
+                                                         "枫溪半程马拉松开跑.txt": NEWS})
+    yield eng
+    eng.close()
+
+
+def test_hours_of_the_day_answer_a_question_asking_from_what_hour_to_what_hour(engine: Engine):
+    answer = engine.ask("枫溪的公园每天几点到几点开放？")
+    assert answer.status == "answered", answer.text
+    assert "五时至二十三时" in answer.text
+    # the amendment changed the hours: the two versions are named; the three and five days of an
+    # unrelated clause of the same amendment are not what was asked
+    assert [sorted(v.value for v in c.values) for c in answer.conflicts] == [["五时至二十三时", "六时至二十二时"]], \
+        answer.text
+    assert "五日" not in answer.text
+
+
+def test_a_verb_asked_as_x_not_x_asks_whether_and_negates_nothing(engine: Engine):
+    answer = engine.ask("宠物能不能带进公园的游乐设施区域？")
+    assert answer.status == "answered", answer.text
+    assert "禁止携带宠物" in answer.text
+    assert [t.text for t in content_terms("宠物能不能带进游乐设施区域")] == ["宠物", "游乐", "设施", "区域"]
+
+
+def test_which_kinds_asks_for_the_kinds_not_their_number(engine: Engine):
+    assert analyze("公园里的设施分为哪几类？").answer_type == "list"
+    assert analyze("公园里的设施一共分几类？").answer_type == "number"
+    answer = engine.ask("公园里的设施分为哪几类？")
+    assert answer.status == "answered", answer.text
+    assert "游乐设施；健身设施；休憩设施" in answer.text
+
+
+def test_how_big_and_how_fast_ask_like_how_much():
+    assert split_asks("湿地公园的保护范围有多大？门票多少钱？") == ["湿地公园的保护范围有多大", "门票多少钱"]
+    # the clause that asks nothing sets the scene: 电驴 there is the rider's word, not the thing asked
+    assert scene("在非机动车道上骑电驴，最快能跑多快？") == (["在非机动车道上骑电驴"], ["最快能跑多快"])
+
+
+def test_another_documents_sentence_does_not_join_for_a_verb_of_the_question(engine: Engine):
+    answer = engine.ask("这次半程马拉松的起点设在哪里？")
+    assert answer.status == "answered", answer.text
+    assert "枫溪体育场" in answer.text
+    assert "售卖亭" not in answer.text  # "不得设在公园主干道上" shares only 设在 with the question
+
+
+@pytest.mark.parametrize(("text", "clock"), [
+    ("每日七时至二十四时", True), ("晚上10点以后", True), ("opens at 8:30", True), ("closes at 10pm", True),
+    ("二十四小时服务电话", False), ("以下三点意见", False), ("一时难以判断", False), ("提前三日报告", False),
+])
+def test_a_time_of_day_is_told_from_durations_and_other_uses_of_the_same_characters(text: str, clock: bool):
+    assert bool(CLOCK_TIME.search(text)) is clock
+
+
+CARER_POLICY = """Tamsworth Carers' Leave Policy (2025)
+
+1. Scope
+1.1 This policy applies to all employees of Tamsworth Instruments.
+
+2. Carers' leave
+2.1 Employees may take up to 5 days of paid carers' leave in each leave year to look after a dependant.
+2.2 Carers' leave is requested from the line manager at least one day in advance where possible.
+"""
+
+
+def test_an_english_question_about_another_kind_of_the_thing_the_documents_speak_of_abstains(tmp_path):
+    eng = engine_over(tmp_path, {"tamsworth-carers-leave-2025.md": CARER_POLICY})
+    try:
+        assert measured_kind("How many days of paid study leave can I take?") == ("study", "leave")
+        answer = eng.ask("How many days of paid study leave can a Tamsworth employee take each year?")
+        assert answer.status == "abstained", answer.text
+        assert "study leave" in answer.text
+        answer = eng.ask("How many days of paid carers' leave can a Tamsworth employee take each year?")
+        assert answer.status == "answered", answer.text
+        assert "5 days" in answer.text
+    finally:
+        eng.close()
+
+
+TOOLS_POLICY = """---
+title: Harwick Design Software Policy
+version: "2.0"
+issued: 2025-03-01
+---
+
+# Harwick Design Software Policy
+
+## 1. Scope
+1.1 This policy applies to every designer at Harwick Design.
+
+## Appendix B. Approved Drawing Tools
+
+The following drawing tools are approved for client work. Client files may be opened only in the first two.
+
+- Inkvale Studio
+- Plotwise CAD
+- Sketchmere (concept sketches only)
+"""
+
+
+def test_the_items_under_a_the_following_line_answer_a_which_question(tmp_path):
+    eng = engine_over(tmp_path, {"harwick-software-2025.md": TOOLS_POLICY})
+    try:
+        answer = eng.ask("Which drawing tools can designers use for client work?")
+        assert answer.status == "answered", answer.text
+        for tool in ("Inkvale Studio", "Plotwise CAD", "Sketchmere"):
+            assert tool in answer.text, answer.text
+        assert answer.text.startswith("The following drawing tools are approved for client work"), answer.text
+    finally:
+        eng.close()
