@@ -167,3 +167,21 @@ def test_the_items_under_a_the_following_line_answer_a_which_question(tmp_path):
         assert answer.text.startswith("The following drawing tools are approved for client work"), answer.text
     finally:
         eng.close()
+
+
+BOOK_FAIR = """第五届枫溪书展闭幕
+
+枫溪日报　2025年10月9日
+
+本报讯　10月8日，为期六天的第五届枫溪书展在枫溪会展中心闭幕。书展首次开设夜场，10月5日、6日两晚共接待读者1.2万人次。据组委会统计，本届书展累计接待读者18.6万人次，较上届增长约15%。
+"""
+
+
+def test_a_question_asking_a_total_is_answered_by_the_sentence_stating_one(tmp_path):
+    eng = engine_over(tmp_path, {"第五届枫溪书展闭幕.txt": BOOK_FAIR})
+    try:
+        answer = eng.ask("第五届枫溪书展一共来了多少读者？")
+        assert answer.status == "answered", answer.text
+        assert answer.text.startswith("据组委会统计，本届书展累计接待读者18.6万人次"), answer.text
+    finally:
+        eng.close()

@@ -29,6 +29,8 @@ OTHER_YEAR = 0.8
 OTHER_ORDINAL = 0.8
 #: a rate stated per another period than the question's ("per week" for "a year") counts this much
 OTHER_PERIOD = 0.8
+#: a sentence that states a total ("累计", "a total of") for a question asking one ("一共") counts this much
+TOTAL_STATED = 1.1
 
 #: in a question about which source prevails, a sentence another document contradicts gains this
 DISPUTED_BONUS = 0.3

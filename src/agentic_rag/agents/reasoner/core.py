@@ -618,6 +618,7 @@ class Reasoner:
         counted = ordinals(route.question)
         periods = rate_periods(route.question) if plan.wants.quantity else frozenset()
         negated = _negated(route.question)
+        asks_total = plan.wants.quantity and bool(_TOTAL.search(route.question))
         anchors = [t for t in plan.terms if not t.soft and t.key not in plan.acts]
         asks_making = bool(_ASKS_MAKING.search(route.question))
         asks_purpose = bool(_ASKS_PURPOSE.search(route.question))
@@ -659,6 +660,8 @@ class Reasoner:
                     sent.factor *= C.OTHER_ORDINAL  # "第四棒火炬手" for "最后一棒火炬手", "30th" for "31st"
                 if _SUB_PERIOD.search(sent.quote) and not _SUB_PERIOD.search(route.question):
                     sent.factor *= C.CONDITION_FACTOR  # "上半年交付56.4万辆" for "2022年交付量"
+                if asks_total and _TOTAL.search(sent.quote):
+                    sent.factor *= C.TOTAL_STATED  # "累计接待观众21.4万人次" for "一共来了多少观众"
                 if periods and (per := rate_periods(sent.quote)) and not per & periods:
                     sent.factor *= C.OTHER_PERIOD  # "three days per week" for "how many days a year"
                 sent.hits = {t.key for t in plan.terms if _covers(sent.cover, t, chunk)}
@@ -1220,6 +1223,9 @@ _SINCE = re.compile(r"(?:自|从)?(?:19|20)\d{2}\s*年?\s*(?:以来|来|起)|\bs
 _SUB_PERIOD = re.compile(r"[上下]半年|前?[一二三四1-4１-４]季度|第[一二三四1-4]季度|前三季度|\d{1,2}[-—至~]\d{1,2}月|"
                          r"\bQ[1-4]\b|\b(?:first|second|third|fourth|last) quarter\b|\b(?:first|second) half\b|"
                          r"\bH[12]\b", re.I)
+#: a total, asked ("一共来了多少观众", "how many in total") or stated ("累计接待", "a total of")
+_TOTAL = re.compile(r"一共|总共|总计|共计|累计|合计|总数|总量|总额|\bin total\b|\baltogether\b|\ba total of\b|"
+                    r"\btotal (?:number|amount|of)\b", re.I)
 #: a biography's life span in parentheses says when its subject was born and died
 _LIFESPAN = re.compile(r"\([^()]{0,60}?\d{3,4}\s*[–—-]\s*[^()]{0,40}?\d{3,4}\s*\)|\(\s*(?:[^()]{0,40};\s*)?born\b")
 _LIFE_WORDS = frozenset({"born", "birth", "die", "death"})

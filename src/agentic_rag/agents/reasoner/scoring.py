@@ -39,7 +39,8 @@ One more signal orders sentences but does not decide whether to answer:
 
 ``score = (Σ wᵢ·sᵢ over present signals) · (Σ wᵢ / Σ present wᵢ) · factor + w_slot · slot · factor``, where ``factor``
 (≤ 1.2) prefers the pinned version, the general rule over a special case the question does
-not name, and a sentence of the year asked over one that states only other years. The weights are ``reasoner.weights`` in :class:`~agentic_rag.config.Settings`; the
+not name, a sentence of the year asked over one that states only other years, and one that
+states a total when the question asks one (一共 / "in total"). The weights are ``reasoner.weights`` in :class:`~agentic_rag.config.Settings`; the
 abstention threshold ``reasoner.abstain_below`` is calibrated on this score without the
 ``slot`` term (``bench/calibrate.py``; the trace's ``evidence_score`` is that score).
 
