@@ -185,3 +185,33 @@ def test_a_question_asking_a_total_is_answered_by_the_sentence_stating_one(tmp_p
         assert answer.text.startswith("据组委会统计，本届书展累计接待读者18.6万人次"), answer.text
     finally:
         eng.close()
+
+
+def _password_policy(year: int, length: int) -> str:
+    return f"""---
+title: Quillon Access Policy
+issued: {year}-02-01
+effective: {year}-03-01
+---
+
+# Quillon Access Policy
+
+## 3. Passwords
+3.1 Passwords for staff accounts must be at least {length} characters long.
+3.2 Passwords are changed after a suspected compromise.
+"""
+
+
+def test_versions_stating_a_number_in_a_unit_the_reader_has_no_rule_for_are_a_conflict(tmp_path):
+    # "characters" is no unit the quantity reader knows, and "minimum length" reads as a
+    # duration: the two versions still disagree about what was asked, value and unit named
+    eng = engine_over(tmp_path, {"quillon-access-2023.md": _password_policy(2023, 10),
+                                 "quillon-access-2025.md": _password_policy(2025, 15)})
+    try:
+        answer = eng.ask("What is the minimum length of a Quillon staff password?")
+        assert answer.status == "answered", answer.text
+        assert answer.text.startswith("Passwords for staff accounts must be at least 15 characters long"), answer.text
+        assert [sorted(v.value for v in c.values) for c in answer.conflicts] == [["10 characters", "15 characters"]], \
+            answer.text
+    finally:
+        eng.close()

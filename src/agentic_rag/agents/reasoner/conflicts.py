@@ -501,6 +501,12 @@ def _is_year(text: str) -> bool:
     return bool(year) and 1900 <= int(year.group(1)) <= 2100
 
 
+#: the word after a bare English number, when it is the number's unit
+_UNIT_AFTER_EN = re.compile(r" ([A-Za-z]{3,})\b")
+_NOT_UNIT_EN = frozenset("and are but for from has have into its not per than that the then this was were "
+                         "will with".split())
+
+
 def _widen(sentence: str, start: int, end: int) -> tuple[int, int]:
     """A numeric difference widened to its whole quantity (1361 of 1361万人 -> 1361万人, 二 of
     二万元 -> 二万元)."""
@@ -529,6 +535,15 @@ def _widen(sentence: str, start: int, end: int) -> tuple[int, int]:
         tag = word_tag(word)
         if len(word) >= 2 and (tag is None or tag.startswith(("n", "eng"))):
             return start - len(word), end
+    if re.fullmatch(r"[\d.,]+", sentence[start:end]):
+        # a bare number said with a unit the reader has no rule for ("at least 14 characters",
+        # "不少于40学时"): the unit word right after it is part of the value
+        m = _UNIT_AFTER_EN.match(sentence, end)
+        if m and m.group(1).lower() not in _NOT_UNIT_EN:
+            return start, m.end()
+        words = segment(sentence[end:end + 6]) if re.match(r"[\u3400-\u9fff]", sentence[end:end + 1]) else []
+        if words and len(words[0]) == 2 and (word_tag(words[0]) or "").startswith(("q", "n")):
+            return start, end + 2
     return start, end
 
 

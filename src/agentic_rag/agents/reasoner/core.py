@@ -1790,11 +1790,15 @@ def _about_question(group: Sequence[Fact], plan: _Plan, question: str,
         kind = "time"  # "七时至二十四时" and "八时至二十二时": two hours of the day
     elif kind == "entity" and any(_TIME_WORDS.search(f.quantity.raw) for f in group):
         kind = "date"  # "新浪科技讯 8月26日下午消息" / "本季度": when it was said, not a value
-    elif kind == "entity" and re.search(r"\d", group[0].quantity.raw):
+    # numbers said in a unit the quantity reader has no rule for ("at least 14 characters",
+    # "40学时") may be of the kind asked ("minimum length" reads as a duration); a bare number
+    # ("20" and "42" of two table rows) says nothing of its kind
+    unread = kind == "entity" and all(re.match(r"[\d.,]+\s*[^\d.,\s]", f.quantity.raw) for f in group)
+    if kind == "entity" and re.search(r"\d", group[0].quantity.raw):
         kind = "number"
     allowed = {kind} | ({"count", "number"} if kind in ("count", "number") else set())
     wants = plan.wants
-    if wants.kinds and not allowed & wants.kinds or unasked_kind(question, kind):
+    if wants.kinds and not allowed & wants.kinds and not unread or unasked_kind(question, kind):
         return False
     if wants.answer_type in _NAME_TYPES and not wants.quantity and kind != "entity":
         return False  # "who won ..." is not answered by two dates
