@@ -215,3 +215,32 @@ def test_versions_stating_a_number_in_a_unit_the_reader_has_no_rule_for_are_a_co
             answer.text
     finally:
         eng.close()
+
+
+HEATING_2020 = """枫溪市供热条例
+
+（2020年9月1日枫溪市第十六届人民代表大会常务委员会第二十二次会议通过）
+
+第九条　供热单位接到用户报修后，对一般故障应当在四十八小时内修复；涉及暖气管道破裂漏水等紧急情况的，应当在两小时内到达现场。
+"""
+
+HEATING_2024 = """枫溪市人民代表大会常务委员会关于修改《枫溪市供热条例》的决定
+
+（2024年9月1日枫溪市第十七届人民代表大会常务委员会第十五次会议通过）
+
+一、将第九条修改为：“供热单位接到用户报修后，对一般故障应当在二十四小时内修复；涉及暖气管道破裂漏水等紧急情况的，应当在一小时内到达现场。”
+
+本决定自2024年10月1日起施行。
+"""
+
+
+def test_of_two_changed_values_in_one_clause_the_conflict_named_is_the_one_asked_about(tmp_path):
+    eng = engine_over(tmp_path, {"枫溪市供热条例_2020.txt": HEATING_2020,
+                                 "枫溪市人大常委会关于修改供热条例的决定_2024.txt": HEATING_2024})
+    try:
+        answer = eng.ask("暖气管子爆了漏水，供热公司最晚多久要赶到？")
+        assert answer.status == "answered", answer.text
+        assert [sorted(v.value for v in c.values) for c in answer.conflicts][:1] == [["一小时", "两小时"]], \
+            answer.text
+    finally:
+        eng.close()

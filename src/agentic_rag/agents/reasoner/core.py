@@ -883,10 +883,12 @@ class Reasoner:
         groups = find_conflicts(facts)
         # prose: another document's version of a quoted sentence with one value changed
         by_quote = {(s.chunk.chunk_id, stated[id(s)]): s for s in relevant}
+        prose: set[int] = set()  # groups of sentences aligned whole: their segment is the sentence
         for group in aligned_conflicts([(stated[id(s)], s.chunk, s.idx) for s in relevant]):
             for f in group:
                 owner[id(f)] = by_quote[(f.chunk.chunk_id, f.sentence)]
             groups.append(group)
+            prose.add(id(group))
         # an amending item that puts another name in a clause: the two names disagree
         for item in relevant:
             replaced = _REPLACED.findall(item.quote)
@@ -920,10 +922,26 @@ class Reasoner:
             return [], [], chosen
         keyset = {t.key for t in plan.terms}
 
-        def relevance(group: list[Fact]) -> tuple[int, float]:
+        # the question's characters: of two disagreements in the same two clauses, the one whose
+        # own segment says most in the question's words where it differs from the others' is
+        # what was asked ("水管爆了" and "涉及水、电、燃气等紧急情况的，……三十分钟内到达", not
+        # "对一般维修……二十四小时")
+        asked_chars = {ch for ch in plan.question if is_cjk(ch)} | keyset
+
+        def said(group: Sequence[Fact]) -> set[str]:
+            return {x for f in group for w in f.local for x in (w, *w)}
+
+        shared: dict[frozenset[str], set[str]] = {}
+        for group in (g for g in groups if id(g) not in prose):
+            pair = frozenset(f.chunk.chunk_id for f in group)
+            shared[pair] = shared[pair] & said(group) if pair in shared else said(group)
+
+        def relevance(group: list[Fact]) -> tuple[int, float, float]:
             touches_chosen = any(owner[id(f)] in chosen for f in group)
             overlap = max(len(keyset & set(f.matter)) for f in group)
-            return (touches_chosen, overlap + max(owner[id(f)].score for f in group))
+            own = set() if id(group) in prose else said(group) - shared[frozenset(f.chunk.chunk_id for f in group)]
+            return (touches_chosen, overlap + max(owner[id(f)].score for f in group),
+                    len(asked_chars & own) / (len(own) or 1))
 
         groups.sort(key=relevance, reverse=True)
         conflicts: list[Conflict] = []
