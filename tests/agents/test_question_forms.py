@@ -1,7 +1,11 @@
-"""How a Chinese question asks decides what answers it: "几点到几点" asks hours of the day (and
-two versions' hours are a conflict), "能不能" asks whether (it says "not" of nothing), "哪几类"
-asks which ones (not how many), and a sentence of another document does not join an answer only
-because it repeats a verb of the question. The documents and questions are written for the test."""
+"""How a question asks decides what answers it: "几点到几点" asks hours of the day (and two
+versions' hours are a conflict), "能不能" asks whether (it says "not" of nothing), "哪几类" asks
+which ones (not how many), "多大" asks like "多少", "一共" asks a total, "how many days of paid
+study leave" asks of one kind of leave, and "which tools" is answered by the list under "The
+following … are approved." A sentence of another document does not join an answer only because
+it repeats a verb of the question; versions stating a number in a unit the quantity reader does
+not know still disagree; of two changes in one clause, the conflict named is the one asked about.
+The documents and questions are written for the test."""
 
 from __future__ import annotations
 

@@ -25,8 +25,8 @@ from functools import lru_cache
 from agentic_rag.text.numerals import CN_NUMERAL_CHARS, cn_to_int, normalize_digits
 from agentic_rag.types import Quantity
 
-__all__ = ["CLOCK_TIME", "EN_NUMBER_WORD", "extract_quantities", "parse_number", "comparable", "same_value", "rounds_to",
-           "bounded_by", "quantity_key", "rate_measures", "rate_periods", "within"]
+__all__ = ["CLOCK_TIME", "EN_NUMBER_WORD", "extract_quantities", "parse_number", "comparable", "same_value",
+           "rounds_to", "bounded_by", "quantity_key", "rate_measures", "rate_periods", "within"]
 
 # -- numbers --------------------------------------------------------------------------------
 
@@ -353,7 +353,8 @@ _RULES: tuple[_Rule, ...] = (
 CLOCK_TIME = re.compile(rf"(?<![\d{CN_NUMERAL_CHARS}])(?!一时(?![至到前后起整半]))[\d{CN_NUMERAL_CHARS}]{{1,3}}\s*"
                         r"(?:时(?![间候期代段效限速长])|"
                         r"点(?=\s*(?:[至到前后半整钟，。；、,;]|以[前后]|之[前后]|\d{1,2}分|[零一二三四五六七八九十]{1,3}分)))|"
-                        r"(?<![\d.])\d{1,2}[：:]\d{2}(?![\d:])|\b\d{1,2}(?:[.:]\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)(?![a-z])|"
+                        r"(?<![\d.])\d{1,2}[：:]\d{2}(?![\d:])|"
+                        r"\b\d{1,2}(?:[.:]\d{2})?\s*(?:am|pm|a\.m\.|p\.m\.)(?![a-z])|"
                         r"\bo'clock\b|\bmidnight\b|\bnoon\b|午夜|正午", re.I)
 
 

@@ -26,8 +26,8 @@ from agentic_rag.text.stopwords import (
 )
 from agentic_rag.text.tokenize import cut, cut_for_search, dictionary_generation, dictionary_path
 
-__all__ = ["A_NOT_A", "Term", "answer_classes", "asked_noun", "atoms", "content_terms", "english_verbs", "irregular_form",
-           "is_everyday", "is_nounish", "norm", "segment", "stem", "stems", "word_tag", "words"]
+__all__ = ["A_NOT_A", "Term", "answer_classes", "asked_noun", "atoms", "content_terms", "english_verbs",
+           "irregular_form", "is_everyday", "is_nounish", "norm", "segment", "stem", "stems", "word_tag", "words"]
 
 _CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+")
 _TOKEN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff]+|[A-Za-z]+(?:'[A-Za-z]+)?|\d+(?:[.,]\d+)*")

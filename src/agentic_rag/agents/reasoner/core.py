@@ -931,15 +931,15 @@ class Reasoner:
         def said(group: Sequence[Fact]) -> set[str]:
             return {x for f in group for w in f.local for x in (w, *w)}
 
-        shared: dict[frozenset[str], set[str]] = {}
+        shared: dict[frozenset[str], set[str]] = {}  # per pair of clauses, what all its groups say
         for group in (g for g in groups if id(g) not in prose):
-            pair = frozenset(f.chunk.chunk_id for f in group)
+            pair = _pair(group)
             shared[pair] = shared[pair] & said(group) if pair in shared else said(group)
 
         def relevance(group: list[Fact]) -> tuple[int, float, float]:
             touches_chosen = any(owner[id(f)] in chosen for f in group)
             overlap = max(len(keyset & set(f.matter)) for f in group)
-            own = set() if id(group) in prose else said(group) - shared[frozenset(f.chunk.chunk_id for f in group)]
+            own = set() if id(group) in prose else said(group) - shared[_pair(group)]
             return (touches_chosen, overlap + max(owner[id(f)].score for f in group),
                     len(asked_chars & own) / (len(own) or 1))
 
@@ -973,7 +973,7 @@ class Reasoner:
             return not all(plan.asked_keys <= s for s in said)
 
         for group in groups:
-            pair = frozenset(f.chunk.chunk_id for f in group)
+            pair = _pair(group)
             touches = any(owner[id(f)] in chosen for f in group)
             if not touches and beside(group):
                 continue
@@ -1751,6 +1751,11 @@ def _stands_by(word: str, question: str) -> bool:
                      rf"(?:什么|哪些|哪个|哪种|哪类)(?:[\u4e00-\u9fff]{{1,3}}的)?{w}", question) is not None
 
 
+def _pair(group: Sequence[Fact]) -> frozenset[str]:
+    """The clauses a disagreement is between."""
+    return frozenset(f.chunk.chunk_id for f in group)
+
+
 def _act_word(t: Term) -> bool:
     """Whether a question word names an act (设在, 举行, "resign"), not a thing or a qualifier (首次)."""
     return not _thing_word(t) and (not t.cjk or (word_tag(t.text) or "").startswith("v"))
@@ -2042,13 +2047,13 @@ def _sentences_of(chunk: Chunk, lang: str, lists: bool = False) -> list[_Sentenc
             lead = "" if headed else _after_intro(intro, "", lang)
             # and is shown after it: "parking fines" alone does not say they are not reimbursable
             shown = lead + shown
-        elif intro and not items and not headed and "\n" not in text[intro_at:s]:
-            # a sentence after the introducing line, on its line, before the items ("The
-            # following apps are approved. Customer data only through the first two." + "- Teams")
-            cover = TextCover(context + said)
         else:
-            whole_list()
-            intro = lead = ""
+            # a sentence after the introducing line, on its line, before the items keeps the
+            # list open ("The following apps are approved. Customer data only through the first
+            # two." + "- Teams"); any other ends it
+            if not (intro and not items and not headed and "\n" not in text[intro_at:s]):
+                whole_list()
+                intro = lead = ""
             cover = TextCover(context + said)
         # the quote is the sentence as written, without the clause label the citation names
         cut = label_length(quote) if re.match(r"\s*(?:第|Article|Section|Clause|Art\.|Sec\.|\d+\.\d)", quote) else 0

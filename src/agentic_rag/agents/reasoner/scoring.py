@@ -40,9 +40,10 @@ One more signal orders sentences but does not decide whether to answer:
 ``score = (Σ wᵢ·sᵢ over present signals) · (Σ wᵢ / Σ present wᵢ) · factor + w_slot · slot · factor``, where ``factor``
 (≤ 1.2) prefers the pinned version, the general rule over a special case the question does
 not name, a sentence of the year asked over one that states only other years, and one that
-states a total when the question asks one (一共 / "in total"). The weights are ``reasoner.weights`` in :class:`~agentic_rag.config.Settings`; the
-abstention threshold ``reasoner.abstain_below`` is calibrated on this score without the
-``slot`` term (``bench/calibrate.py``; the trace's ``evidence_score`` is that score).
+states a total when the question asks one (一共 / "in total"). The weights are
+``reasoner.weights`` in :class:`~agentic_rag.config.Settings`; the abstention threshold
+``reasoner.abstain_below`` is calibrated on this score without the ``slot`` term
+(``bench/calibrate.py``; the trace's ``evidence_score`` is that score).
 
     >>> from agentic_rag.config import ReasonerWeights
     >>> round(evidence_score(Signals(lexical=0.8, type=1.0, dense=None, position=1.0, rank=1.0, coverage=1.0),
