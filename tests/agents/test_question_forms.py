@@ -4,7 +4,8 @@ which ones (not how many), "多大" asks like "多少", "一共" asks a total, "
 study leave" asks of one kind of leave, and "which tools" is answered by the list under "The
 following … are approved." A sentence of another document does not join an answer only because
 it repeats a verb of the question; versions stating a number in a unit the quantity reader does
-not know still disagree; of two changes in one clause, the conflict named is the one asked about.
+not know still disagree, and so do versions saying how often in other periods (每年 / 每季度); of
+two changes in one clause, the conflict named is the one asked about.
 The documents and questions are written for the test."""
 
 from __future__ import annotations
@@ -246,5 +247,37 @@ def test_of_two_changed_values_in_one_clause_the_conflict_named_is_the_one_asked
         assert answer.status == "answered", answer.text
         assert [sorted(v.value for v in c.values) for c in answer.conflicts][:1] == [["一小时", "两小时"]], \
             answer.text
+    finally:
+        eng.close()
+
+
+TANKS_2019 = """枫溪市二次供水管理办法
+
+（2019年6月1日枫溪市人民政府令第12号公布）
+
+第八条　二次供水设施的管理单位应当对水箱进行清洗消毒，每年不少于一次。
+"""
+
+TANKS_2024 = """枫溪市人民政府关于修改《枫溪市二次供水管理办法》的决定
+
+（2024年6月1日枫溪市人民政府令第30号公布）
+
+一、将第八条中的“每年不少于一次”修改为“每季度不少于一次”。
+
+本决定自2024年7月1日起施行。
+"""
+
+
+def test_versions_that_differ_in_how_often_name_the_two_periods(tmp_path):
+    eng = engine_over(tmp_path, {"枫溪市二次供水管理办法_2019.txt": TANKS_2019,
+                                 "枫溪市人民政府关于修改二次供水管理办法的决定_2024.txt": TANKS_2024})
+    try:
+        answer = eng.ask("楼里的水箱现在多久要清洗消毒一次？")
+        assert answer.status == "answered", answer.text
+        assert answer.conflicts, answer.text
+        conflict = answer.conflicts[0]
+        assert {v.value for v in conflict.values} == {"每年", "每季度"}, answer.text
+        # the newer decision's period prevails
+        assert next(v.value for v in conflict.values if v.chunk_id == conflict.winner) == "每季度", answer.text
     finally:
         eng.close()

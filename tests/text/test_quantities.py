@@ -168,7 +168,8 @@ def test_parse_number(text, value):
 
 @pytest.mark.parametrize("text, periods", [
     ("Staff may claim up to two taxi rides per week.", {"week"}),
-    ("Each team gets 12 training days a year and 1 offsite per quarter.", {"year"}),
+    ("Each team gets 12 training days a year and 1 offsite per quarter.", {"year", "quarter"}),
+    ("水箱每半年清洗一次", {"half-year"}),
     ("交通补贴每月300元", {"month"}),
     ("年度累计不超过10次，每日最多2次", {"year", "day"}),
     ("The allowance is paid on request.", set()),

@@ -463,6 +463,10 @@ _PERIODS = (
     ("day", re.compile(r"\b(?:per|a|each|every) (?:calendar |working |business )?day\b|\bdaily\b|每日|每天|日均", _I)),
     ("week", re.compile(r"\b(?:per|a|each|every) (?:calendar )?week\b|\bweekly\b|每周|每星期|每个星期|周均", _I)),
     ("month", re.compile(r"\b(?:per|a|each|every) (?:calendar )?month\b|\bmonthly\b|每月|每个月|月均|按月", _I)),
+    ("quarter", re.compile(r"\b(?:per|a|each|every) quarter\b|\bquarterly\b|\bevery (?:three|3) months\b|"
+                           r"每季度?|每个季度|每三个月|按季度?", _I)),
+    ("half-year", re.compile(r"\b(?:per|a|each|every) half[- ]year\b|\b(?:half-yearly|semi-?annually|biannually)\b|"
+                             r"\bevery (?:six|6) months\b|每半年|每六个月|每6个月", _I)),
     ("year", re.compile(r"\b(?:per|a|each|every) (?:calendar |financial |fiscal )?year\b|\b(?:annually|yearly)\b|"
                         r"每年|每个年度|每一年度|年均|按年|年度(?=内|最高|累计|限额|总额)", _I)),
 )
@@ -470,8 +474,8 @@ _PERIODS = (
 
 @lru_cache(maxsize=8192)  # per text: the same sentences are candidates question after question
 def rate_periods(text: str) -> frozenset[str]:
-    """The periods ``text`` states a rate per (``day``, ``week``, ``month``, ``year``): a value
-    per week does not answer a question asked per year.
+    """The periods ``text`` states a rate per (``day``, ``week``, ``month``, ``quarter``,
+    ``half-year``, ``year``): a value per week does not answer a question asked per year.
 
     >>> sorted(rate_periods("up to three days per week, and 20 working days a year"))
     ['week', 'year']
