@@ -69,6 +69,15 @@ def engine(tmp_path_factory: pytest.TempPathFactory) -> Engine:
     eng.close()
 
 
+def _answer(folder, files: dict[str, str], question: str):
+    """The answer to ``question`` from a fresh engine over ``files``."""
+    eng = engine_over(folder, files)
+    try:
+        return eng.ask(question)
+    finally:
+        eng.close()
+
+
 def test_hours_of_the_day_answer_a_question_asking_from_what_hour_to_what_hour(engine: Engine):
     answer = engine.ask("枫溪的公园每天几点到几点开放？")
     assert answer.status == "answered", answer.text
@@ -163,15 +172,12 @@ The following drawing tools are approved for client work. Client files may be op
 
 
 def test_the_items_under_a_the_following_line_answer_a_which_question(tmp_path):
-    eng = engine_over(tmp_path, {"harwick-software-2025.md": TOOLS_POLICY})
-    try:
-        answer = eng.ask("Which drawing tools can designers use for client work?")
-        assert answer.status == "answered", answer.text
-        for tool in ("Inkvale Studio", "Plotwise CAD", "Sketchmere"):
-            assert tool in answer.text, answer.text
-        assert answer.text.startswith("The following drawing tools are approved for client work"), answer.text
-    finally:
-        eng.close()
+    answer = _answer(tmp_path, {"harwick-software-2025.md": TOOLS_POLICY},
+                     "Which drawing tools can designers use for client work?")
+    assert answer.status == "answered", answer.text
+    for tool in ("Inkvale Studio", "Plotwise CAD", "Sketchmere"):
+        assert tool in answer.text, answer.text
+    assert answer.text.startswith("The following drawing tools are approved for client work"), answer.text
 
 
 BOOK_FAIR = """第五届枫溪书展闭幕
@@ -183,13 +189,9 @@ BOOK_FAIR = """第五届枫溪书展闭幕
 
 
 def test_a_question_asking_a_total_is_answered_by_the_sentence_stating_one(tmp_path):
-    eng = engine_over(tmp_path, {"第五届枫溪书展闭幕.txt": BOOK_FAIR})
-    try:
-        answer = eng.ask("第五届枫溪书展一共来了多少读者？")
-        assert answer.status == "answered", answer.text
-        assert answer.text.startswith("据组委会统计，本届书展累计接待读者18.6万人次"), answer.text
-    finally:
-        eng.close()
+    answer = _answer(tmp_path, {"第五届枫溪书展闭幕.txt": BOOK_FAIR}, "第五届枫溪书展一共来了多少读者？")
+    assert answer.status == "answered", answer.text
+    assert answer.text.startswith("据组委会统计，本届书展累计接待读者18.6万人次"), answer.text
 
 
 def _password_policy(year: int, length: int) -> str:
@@ -210,16 +212,13 @@ effective: {year}-03-01
 def test_versions_stating_a_number_in_a_unit_the_reader_has_no_rule_for_are_a_conflict(tmp_path):
     # "characters" is no unit the quantity reader knows, and "minimum length" reads as a
     # duration: the two versions still disagree about what was asked, value and unit named
-    eng = engine_over(tmp_path, {"quillon-access-2023.md": _password_policy(2023, 10),
-                                 "quillon-access-2025.md": _password_policy(2025, 15)})
-    try:
-        answer = eng.ask("What is the minimum length of a Quillon staff password?")
-        assert answer.status == "answered", answer.text
-        assert answer.text.startswith("Passwords for staff accounts must be at least 15 characters long"), answer.text
-        assert [sorted(v.value for v in c.values) for c in answer.conflicts] == [["10 characters", "15 characters"]], \
-            answer.text
-    finally:
-        eng.close()
+    answer = _answer(tmp_path, {"quillon-access-2023.md": _password_policy(2023, 10),
+                                "quillon-access-2025.md": _password_policy(2025, 15)},
+                     "What is the minimum length of a Quillon staff password?")
+    assert answer.status == "answered", answer.text
+    assert answer.text.startswith("Passwords for staff accounts must be at least 15 characters long"), answer.text
+    assert [sorted(v.value for v in c.values) for c in answer.conflicts] == [["10 characters", "15 characters"]], \
+        answer.text
 
 
 HEATING_2020 = """枫溪市供热条例
@@ -240,15 +239,12 @@ HEATING_2024 = """枫溪市人民代表大会常务委员会关于修改《枫�
 
 
 def test_of_two_changed_values_in_one_clause_the_conflict_named_is_the_one_asked_about(tmp_path):
-    eng = engine_over(tmp_path, {"枫溪市供热条例_2020.txt": HEATING_2020,
-                                 "枫溪市人大常委会关于修改供热条例的决定_2024.txt": HEATING_2024})
-    try:
-        answer = eng.ask("暖气管子爆了漏水，供热公司最晚多久要赶到？")
-        assert answer.status == "answered", answer.text
-        assert [sorted(v.value for v in c.values) for c in answer.conflicts][:1] == [["一小时", "两小时"]], \
-            answer.text
-    finally:
-        eng.close()
+    answer = _answer(tmp_path, {"枫溪市供热条例_2020.txt": HEATING_2020,
+                                "枫溪市人大常委会关于修改供热条例的决定_2024.txt": HEATING_2024},
+                     "暖气管子爆了漏水，供热公司最晚多久要赶到？")
+    assert answer.status == "answered", answer.text
+    assert [sorted(v.value for v in c.values) for c in answer.conflicts][:1] == [["一小时", "两小时"]], \
+        answer.text
 
 
 TANKS_2019 = """枫溪市二次供水管理办法
@@ -269,15 +265,12 @@ TANKS_2024 = """枫溪市人民政府关于修改《枫溪市二次供水管理�
 
 
 def test_versions_that_differ_in_how_often_name_the_two_periods(tmp_path):
-    eng = engine_over(tmp_path, {"枫溪市二次供水管理办法_2019.txt": TANKS_2019,
-                                 "枫溪市人民政府关于修改二次供水管理办法的决定_2024.txt": TANKS_2024})
-    try:
-        answer = eng.ask("楼里的水箱现在多久要清洗消毒一次？")
-        assert answer.status == "answered", answer.text
-        assert answer.conflicts, answer.text
-        conflict = answer.conflicts[0]
-        assert {v.value for v in conflict.values} == {"每年", "每季度"}, answer.text
-        # the newer decision's period prevails
-        assert next(v.value for v in conflict.values if v.chunk_id == conflict.winner) == "每季度", answer.text
-    finally:
-        eng.close()
+    answer = _answer(tmp_path, {"枫溪市二次供水管理办法_2019.txt": TANKS_2019,
+                                "枫溪市人民政府关于修改二次供水管理办法的决定_2024.txt": TANKS_2024},
+                     "楼里的水箱现在多久要清洗消毒一次？")
+    assert answer.status == "answered", answer.text
+    assert answer.conflicts, answer.text
+    conflict = answer.conflicts[0]
+    assert {v.value for v in conflict.values} == {"每年", "每季度"}, answer.text
+    # the newer decision's period prevails
+    assert next(v.value for v in conflict.values if v.chunk_id == conflict.winner) == "每季度", answer.text
