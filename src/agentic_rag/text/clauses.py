@@ -17,7 +17,7 @@ from functools import lru_cache
 from agentic_rag.text.numerals import CN_NUMERAL_CHARS, cn_to_int, int_to_cn
 
 __all__ = ["ADDS_OR_DROPS", "AMENDED_CLAUSE", "ASKS_PENALTY", "BREACH_CUE", "CROSS_REFERENCE", "SELF_NAME", "amended_title",
-           "amending_item_label", "clause_matches", "clause_number", "item_references", "item_text"]
+           "amending_item_label", "breached_clauses", "clause_matches", "clause_number", "item_references", "item_text"]
 
 #: how a document names itself in its own references ("依照本法第四十七条", "本办法第九条")
 SELF_NAME = r"本(?:法|办法|规定|制度|通知|条例|细则|决定|章程|准则)"
@@ -131,11 +131,26 @@ ASKS_PENALTY = re.compile(r"罚|处分|法律责任|\bfine[sd]?\b|\bpenalt(?:y|i
 BREACH_CUE = "违反"
 
 _CN = rf"[{CN_NUMERAL_CHARS}\d]+"
+#: the clauses a penalty names as breached: "违反本条例第八条、第九条、第十五条规定燃放……的"
+_BREACH = re.compile(rf"{BREACH_CUE}(?:{SELF_NAME})?((?:(?:、|，|和|或者|及)?第{_CN}条(?:第{_CN}款)?)+)")
+_CLAUSE_NO = re.compile(rf"第({_CN})条")
 #: "本条例第十一条第（五）项和第（六）项", "第四十条第一项、第二项": a clause's numbered items
 _ITEM_REF = re.compile(rf"第(?P<no>{_CN})条(?:第{_CN}款)?(?P<items>(?:(?:和|及|、|或者|至)?第?[（(]?{_CN}[)）]?项)+)")
 _ITEM_NO = re.compile(rf"(至)?第?[（(]?({_CN})[)）]?项")
 #: the most items a range of a clause's items spans ("第一项至第四项")
 _MAX_RANGE = 30
+
+
+def breached_clauses(sentence: str) -> list[str]:
+    """The numbers of the clauses whose breach ``sentence`` punishes: "违反本条例第八条、第九条
+    规定的，处……罚款" -> ["8", "9"]. The penalty is about what those clauses forbid or require."""
+    out: list[str] = []
+    for m in _BREACH.finditer(sentence):
+        for x in _CLAUSE_NO.findall(m.group(1)):
+            no = cn_to_int(x)
+            if no is not None and str(no) not in out:
+                out.append(str(no))
+    return out
 
 
 def item_references(sentence: str) -> list[tuple[str, list[int]]]:

@@ -108,12 +108,13 @@ from agentic_rag.agents.vocabulary import TextCover, Vocabulary, packaged_vocabu
 from agentic_rag.config import ReasonerSettings
 from agentic_rag.ingest.edges import amended_clauses
 from agentic_rag.ingest.metadata import promulgation
-from agentic_rag.text.clauses import (ADDS_OR_DROPS, CROSS_REFERENCE, SELF_NAME, amended_title, clause_matches,
+from agentic_rag.text.clauses import (ADDS_OR_DROPS, BREACH_CUE, CROSS_REFERENCE, SELF_NAME, amended_title,
+                                      breached_clauses, clause_matches,
                                       clause_number, item_references, item_text)
 from agentic_rag.text.language import is_cjk
 from agentic_rag.text.names import document_titles, extract_names, fold
 from agentic_rag.text.numerals import cn_to_int
-from agentic_rag.text.quantities import CLOCK_TIME, extract_quantities, rate_periods, same_value, within
+from agentic_rag.text.quantities import CLOCK_TIME, extract_quantities, quantity_key, rate_periods, same_value, within
 from agentic_rag.text.sentences import (
     LIST_ITEM,
     is_heading,
@@ -670,6 +671,11 @@ class Reasoner:
                     sent.items = items
                     said = shared_cover(items)
                     sent.hits |= {t.key for t in plan.terms if _covers(said, t, chunk)}
+                if BREACH_CUE in sent.quote and (breached := _breached_text(sent.quote, chunk, evidence)):
+                    # "违反本条例第十条规定的，处……罚款" punishes what 第十条 forbids: the penalty
+                    # for that act among the penalties for others
+                    said = shared_cover(breached)
+                    sent.hits |= {t.key for t in plan.terms if _covers(said, t, chunk)}
                 sent.ctx_hits = in_context - sent.hits
                 sent.head_hits = in_head & sent.ctx_hits
                 quantities = extract_quantities(sent.quote)
@@ -908,15 +914,27 @@ class Reasoner:
             named = [frozenset(i for i, keys in enumerate(items) if keys & owner[id(f)].hits) for f in group]
             return any(a and b and not a & b for k, a in enumerate(named) for b in named[k + 1:])
 
-        def amends_its_peers(group: Sequence[Fact]) -> bool:
+        def amended_only(group: list[Fact]) -> list[Fact]:
             # an amending item's value differs only from the clause it amends ("五、将第二十六条
-            # 中的……修改为……" says nothing of 第二十七条, however alike the two penalties read)
+            # 中的……修改为……" says nothing of 第二十七条, however alike the two penalties read):
+            # with an item, a group keeps the items and the clauses they amend
             said = [owner[id(f)] for f in group]
-            return all(not amended_title(s.chunk.title)
-                       or all(o.chunk.doc_id == s.chunk.doc_id or _amends(s, o, replacing=True) for o in said)
-                       for s in said)
+            items = [s for s in said if amended_title(s.chunk.title)]
+            if not items:
+                return group
+            # per amended act, its items and the clauses they amend; the act of a chosen
+            # sentence first
+            acts: dict[str, list[Fact]] = {}
+            for f, s in zip(group, said):
+                for i in items:
+                    if s is i or _amends(i, s, replacing=True):
+                        acts.setdefault(_squeezed(amended_title(i.chunk.title)), []).append(f)
+                        break
+            subgroups = sorted((g for g in acts.values() if len({quantity_key(f.quantity) for f in g}) > 1),
+                               key=lambda g: (not any(owner[id(f)] in chosen for f in g), -len(g)))
+            return subgroups[0] if subgroups else []
 
-        groups = [g for g in groups if _one_subject(g) and not items_apart(g) and amends_its_peers(g)
+        groups = [g for g in (amended_only(g) for g in groups) if g and _one_subject(g) and not items_apart(g)
                   and _about_question(g, plan, route.question, [owner[id(f)] for f in g], chosen)]
         if not groups:
             return [], [], chosen
@@ -2272,27 +2290,43 @@ _STRONG_CUE = re.compile(r"详见|参见|参照|依照|按照|列入|see|as set 
                          re.I)
 
 
-def _items_referred(sentence: str, chunk: Chunk, evidence: Sequence[Evidence]) -> str:
-    """The text of the numbered items of other clauses of the same document that ``sentence``
-    refers to ("本条例第十一条第（五）项"), as far as the evidence holds those clauses."""
-    out: list[str] = []
-    # in an amending act "本条例第十九条" is an article of the act it amends, and the items an
-    # amending act adds to an article ("在第十九条中增加一项，作为第六项：“（六）……”") are items of it
+def _clause_text(no: str, chunk: Chunk, evidence: Sequence[Evidence]) -> str:
+    """The text of clause ``no`` of ``chunk``'s act as the evidence holds it: the clause itself
+    and the amending items that change it. In an amending act "本条例第十九条" is an article
+    of the act it amends, and the items an amending act adds to an article ("在第十九条中增加
+    一项，作为第六项：“（六）……”") are items of it."""
     act = amended_title(chunk.title)
     act_title = _squeezed(act or chunk.title)
 
-    def of_clause(c: Chunk, no: str) -> bool:
+    def of_clause(c: Chunk) -> bool:
         if (c.doc_id == chunk.doc_id and not act) or (act and _squeezed(c.title) == act_title):
             return c.clause_no == no
         amends = amended_title(c.title)
         return bool(amends) and _squeezed(amends) == act_title and any(n == no for n, _ in amended_clauses(c.text))
 
+    return "\n".join(e.chunk.text for e in evidence if of_clause(e.chunk))
+
+
+def _items_referred(sentence: str, chunk: Chunk, evidence: Sequence[Evidence]) -> str:
+    """The text of the numbered items of other clauses of the same document that ``sentence``
+    refers to ("本条例第十一条第（五）项"), as far as the evidence holds those clauses."""
+    out: list[str] = []
+    own = not amended_title(chunk.title)
     for no, items in item_references(sentence):
-        if no == chunk.clause_no and not act:
+        if no == chunk.clause_no and own:
             continue  # "本条第一款第（二）项": its own clause, already its context
-        text = "\n".join(e.chunk.text for e in evidence if of_clause(e.chunk, no))
+        text = _clause_text(no, chunk, evidence)
         out.extend(t for t in (item_text(text, i) for i in items) if t)
     return "\n".join(out)
+
+
+def _breached_text(sentence: str, chunk: Chunk, evidence: Sequence[Evidence]) -> str:
+    """What the clauses a penalty sentence names as breached say ("违反本条例第十条规定的" is
+    about what 第十条 forbids), as far as the evidence holds them."""
+    own = not amended_title(chunk.title)
+    itemized = {no for no, _ in item_references(sentence)}  # "第十九条第一项": that item only (_items_referred)
+    return "\n".join(_clause_text(no, chunk, evidence) for no in breached_clauses(sentence)
+                     if no not in itemized and not (no == chunk.clause_no and own))
 
 
 def _referenced_chunks(sentence: str, chunk: Chunk, evidence: Sequence[Evidence],

@@ -585,14 +585,27 @@ class Retriever:
         # penalty clause names the act only by the number of the clause that forbids it
         punished_by: dict[str, list[str]] = {}
         penalty = bool(ASKS_PENALTY.search(question))
-        for e in self._clauses.edges(self.store, order[:C.COUNTERPART_SEEDS], kind="REFERENCES", direction="in"):
-            into = amended_by if e.amends else punished_by if penalty and e.phrase.startswith(BREACH_CUE) else None
+        # an amending item among the top hits stands for the clause it amends: the clauses
+        # punishing a breach of that clause are its penalties too
+        amends_clause = {e.src: e.dst for e in self._clauses.edges(self.store, order[:C.COUNTERPART_SEEDS],
+                                                                   kind="REFERENCES", direction="out") if e.amends}
+        seeds = {*order[:C.COUNTERPART_SEEDS], *amends_clause.values()}
+        for e in self._clauses.edges(self.store, [*order, *amends_clause.values()], kind="REFERENCES",
+                                     direction="in"):
+            # an amending item of any clause found is followed (the clause as amended is the
+            # rule in force); the clauses punishing a breach, of the top few only
+            if e.amends:
+                into = amended_by
+            else:
+                into = punished_by if penalty and e.dst in seeds and e.phrase.startswith(BREACH_CUE) else None
             if into is not None and e.src not in into.setdefault(e.dst, []):
                 into[e.dst].append(e.src)
         punishing = _unique(c for v in punished_by.values() for c in v[:C.DEFERRAL_FANOUT])
         for e in self._clauses.edges(self.store, punishing, kind="REFERENCES", direction="in") if punishing else ():
             if e.amends and e.src not in amended_by.setdefault(e.dst, []):
                 amended_by[e.dst].append(e.src)  # the penalty as amended is the one in force
+        for cid in order[C.COUNTERPART_SEEDS:]:
+            follow(cid, amended_by.get(cid, [])[:C.DEFERRAL_FANOUT])
         for cid in order[:C.COUNTERPART_SEEDS]:
             chunk = self._chunks.get(cid)
             if chunk is None or not chunk.clause:
@@ -607,7 +620,8 @@ class Retriever:
             # the clause as amended is the rule in force; so do the clauses that punish its
             # breach, each with the items that amend it
             follow(cid, amended_by.get(cid, [])[:C.DEFERRAL_FANOUT])
-            for penalty_clause in punished_by.get(cid, [])[:C.DEFERRAL_FANOUT]:
+            penalties = _unique([*punished_by.get(cid, []), *punished_by.get(amends_clause.get(cid, ""), [])])
+            for penalty_clause in penalties[:C.DEFERRAL_FANOUT]:
                 follow(cid, [penalty_clause])
                 follow(penalty_clause, amended_by.get(penalty_clause, [])[:C.DEFERRAL_FANOUT])
             # the other versions of its document: the one it supersedes and the one that
@@ -636,8 +650,35 @@ class Retriever:
         if extra:
             trace.append(TraceEvent(kind="retrieve", tool="graph", evidence_ids=sorted(extra),
                                     detail=f"{len(extra)} referenced or older-version clause(s) added beside their sources"))
-        kept = out[:k]
+        kept = self._first_k(out, amended_by, k)
         return kept, {c: s for c, s in extra.items() if c in kept}
+
+    @staticmethod
+    def _first_k(out: list[str], amended_by: dict[str, list[str]], k: int) -> list[str]:
+        """The first ``k`` of ``out``, a clause together with the items that amend it (alone it
+        would be quoted as the rule in force): to fit one, once, the lowest-ranked chunk that is
+        neither such a clause nor such an item makes room (never the top hit); a clause that
+        still does not fit is left out, and what is left out of the rest fills any room left."""
+        items = {i for c, its in amended_by.items() if c in out for i in its}
+        kept: list[str] = []
+        skipped: list[str] = []
+        evicted = False
+        for cid in out:
+            if cid in kept:
+                continue
+            whole = [cid, *(i for i in amended_by.get(cid, []) if i in out and i not in kept)]
+            if len(kept) + len(whole) == k + 1 and len(whole) > 1 and not evicted:
+                spare = [c for c in kept[1:] if c not in items and not amended_by.get(c)]
+                if spare:
+                    kept.remove(spare[-1])
+                    skipped.append(spare[-1])
+                    evicted = True
+            if len(kept) + len(whole) <= k:
+                kept += whole
+            else:
+                skipped.append(cid)
+        kept += [c for c in out if c in skipped and c not in kept and not amended_by.get(c)][:k - len(kept)]
+        return sorted(kept, key=out.index)
 
     def _counterpart(self, chunk: Chunk, doc_id: str, min_sim: float = 0.3) -> str | None:
         """The clause of ``doc_id`` (an older version) that says what ``chunk`` says: the most
