@@ -38,7 +38,7 @@ from agentic_rag.text.terms import atoms, is_nounish, segment, stem, word_tag
 from agentic_rag.text.tokenize import dictionary_generation
 from agentic_rag.types import Chunk, Quantity
 
-__all__ = ["Fact", "aligned_conflicts", "facts_of", "find_conflicts", "replaced_conflict", "matter_label",
+__all__ = ["NOT_CLASS", "Fact", "aligned_conflicts", "facts_of", "find_conflicts", "replaced_conflict", "matter_label",
            "matter_terms", "stated", "same_fact_matter", "same_matter", "value_differences"]
 
 _SEGMENT_END = re.compile(r"[，,；;：:（）()“”\"]")
@@ -84,12 +84,23 @@ def _matter_terms(text: str, generation: int) -> tuple[str, ...]:
 _FUNCTION_CHARS = frozenset("的了在是为和与及或也都将被把对向从于以由其之而并且就还又再共约达年月日号时")
 
 
+#: the prefix that names everything but a class (非居民用户, 非机动车): one word with it
+NOT_CLASS = "非"
+
+
 def _join_singles(tokens: Sequence[str]) -> list[str]:
     """Tokens with each run of two or more single Chinese characters the segmenter split from
-    one unknown word joined again (营 + 收 -> 营收, 青 + 岚 -> 青岚); a matter loses no word."""
+    one unknown word joined again (营 + 收 -> 营收, 青 + 岚 -> 青岚); a matter loses no word.
+    非 joins the word after it (非 + 居民 -> 非居民)."""
     out: list[str] = []
     run: list[str] = []
     for tok in [*tokens, ""]:
+        if run and run[-1] == NOT_CLASS and re.fullmatch(r"[\u3400-\u9fff]{2,}", tok):
+            run.pop()
+            out.extend(["".join(run)] if len(run) >= 2 else run)
+            run = []
+            out.append(NOT_CLASS + tok)  # 非 + 居民: the others, not the 居民
+            continue
         if len(tok) == 1 and re.fullmatch(r"[\u3400-\u9fff]", tok) and tok not in _FUNCTION_CHARS:
             run.append(tok)
             continue

@@ -71,10 +71,12 @@ from agentic_rag.agents.reasoner.compose import (
     render,
 )
 from agentic_rag.agents.reasoner.conflicts import (
+    NOT_CLASS,
     Fact,
     aligned_conflicts,
     facts_of,
     find_conflicts,
+    matter_terms,
     replaced_conflict,
 )
 from agentic_rag.agents.reasoner.factcheck import check_sentence
@@ -319,6 +321,8 @@ class Reasoner:
             candidates = self._prefer_disputed(candidates)
         chosen, extra = self._select(_current(candidates, route), plan)
         conflicts, decisions, chosen = self._conflicts(candidates, chosen, plan, route)
+        if route.version in ("", "latest"):  # "按照2019年的条例": the version asked is the one to quote
+            chosen = _as_in_force(chosen, candidates)
         chosen = self._with_references(chosen, candidates, usable, plan, route, lang)
         # the direct answer first; sentences that only add words or siblings while it stays short
         limit = self.settings.max_answer_chars * plan.wants.asks * (1.0 if lang == "zh" else 1.5)
@@ -1515,6 +1519,28 @@ def _amends(item: _Sentence, clause: _Sentence, replacing: bool = False) -> bool
                for no, phrase in changed)
 
 
+def _as_in_force(chosen: list[_Sentence], candidates: Sequence[_Sentence]) -> list[_Sentence]:
+    """The chosen sentences as in force: a sentence of a clause that an amending item in the
+    evidence rewrites whole ("将第十一条第一款修改为：“……”") is replaced by that item, which
+    quotes the clause as amended, when no disagreement already did. (An item that replaces
+    words, "将第七条中的“三十日”修改为“十五日”", quotes only them: the disagreement over the
+    values states it.)"""
+    items = [c for c in candidates if amended_title(c.chunk.title) and not _REPLACED.search(c.quote)]
+    out: list[_Sentence] = []
+    for s in chosen:
+        new = None if amended_title(s.chunk.title) else next(
+            (i for i in items if _amends(i, s, replacing=True) and _rewrites(i, s)), None)
+        pick = new or s
+        if pick not in out:
+            out.append(pick)
+    return out
+
+
+def _rewrites(item: _Sentence, s: _Sentence) -> bool:
+    """Whether the clause an amending item sets reads like the sentence ``s``: its new wording."""
+    return jaccard(char_bigrams(_as_amended(item.quote)), char_bigrams(s.quote)) >= C.VERSION_ALIKE
+
+
 def _squeezed(title: str) -> str:
     """A title as two documents' titles are compared: whitespace aside."""
     return re.sub(r"\s", "", title)
@@ -1847,8 +1873,17 @@ def _about_question(group: Sequence[Fact], plan: _Plan, question: str,
         return False  # nor "how much is the fine" by two names of the body that imposes it
     if wants.answer_type == "number" and kind == "date" and "date" not in wants.kinds:
         return False  # nor "营收是多少" by two dates
+    if any(_of_the_others(f, question) for f in group):
+        return False  # "对非居民用户每半年……" for a question about 居民
     yes_no = wants.yes_no
     return not yes_no or any(s in chosen for s in sentences)
+
+
+def _of_the_others(fact: Fact, question: str) -> bool:
+    """Whether the clause stating a fact's value is about everything but a class the question
+    names: 非居民用户 when it asks about 居民."""
+    clause = next((c for c in re.split(r"[，；,;。]", fact.sentence) if fact.quantity.raw in c), "")
+    return any(w.startswith(NOT_CLASS) and w[1:] in question and w not in question for w in matter_terms(clause))
 
 
 def _unasked_condition(sentence: str, asked: TextCover, who: bool = False) -> bool:
