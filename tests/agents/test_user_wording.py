@@ -63,3 +63,24 @@ def test_an_everyday_word_is_read_as_the_documents_term(everyday, question, star
     answer = everyday.ask(question)
     assert answer.status == "answered", answer.text
     assert answer.text.startswith(start), answer.text
+
+
+# -- a colloquial word whose formal term the documents do not use either ----------------------
+
+BIKES = ("柘岭市电动自行车登记规定\n\n第一条 为了加强电动自行车管理，制定本规定。\n\n"
+         "第五条 购买电动自行车的，应当自购买之日起十五日内申请注册登记。\n\n"
+         "第七条 电动自行车号牌丢失的，应当自发现之日起十日内申请补领。\n")
+TRANSFER = "第八条 电动自行车所有权转移的，应当自转移之日起三十日内申请转移登记。\n"
+
+
+@pytest.mark.parametrize(("text", "status"), [(BIKES, "abstained"), (BIKES + "\n" + TRANSFER, "answered")],
+                         ids=["silent", "says-it-formally"])
+def test_a_thing_said_neither_the_users_way_nor_the_formal_way_is_not_in_the_documents(tmp_path, text, status):
+    # 过户 is rewritten to 转移登记; a rule that speaks only of 注册登记 says nothing about it
+    with engine_over(tmp_path / "docs", {"bikes.txt": text}) as eng:
+        answer = eng.ask("电动自行车卖给别人以后，多长时间内要去办过户？")
+    assert answer.status == status, answer.text
+    if status == "answered":
+        assert "三十日" in answer.text, answer.text
+    else:
+        assert "过户" in answer.text, answer.text  # the gap names what is missing

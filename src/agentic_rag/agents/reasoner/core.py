@@ -429,8 +429,10 @@ class Reasoner:
             # documents state each on its own
             soft = t.soft or comparing and bool(_DIFFERENCE.search(t.text))
             # the Router rewrote a colloquial word into formal terms: the rewrite is what counts,
-            # unless the documents say it the user's way ("time off" where a policy says so)
-            if query_cover is not None and not query_cover.covers(t) and not everything.covers(t):
+            # unless the documents say it the user's way ("time off" where a policy says so);
+            # when they say it neither way, the thing is not in them (过户 -> 转移登记)
+            if query_cover is not None and not query_cover.covers(t) and not everything.covers(t) \
+                    and self._rewrite_found(t, question, everything):
                 soft = True
             t = replace(t, soft=soft)
             terms.append(t)
@@ -597,6 +599,12 @@ class Reasoner:
                      asks_conflict=asks_conflict, hop=needs_hop(question), classes=frozenset(classes),
                      implied=implied, asked_keys=asked_keys, measures=frozenset(measures),
                      acts=frozenset(t.key for t in terms if _act_word(t)))
+
+    def _rewrite_found(self, t: Term, question: str, evidence: TextCover) -> bool:
+        """Whether the evidence says what the Router's colloquial rule rewrote a question word
+        to (过户 -> 转移登记): when it says neither, the thing is not in the evidence."""
+        formal = [v for k, v in self.vocabulary.colloquial.items() if t.text in k and k in question]
+        return not formal or any(all(evidence.covers(p) for p in v.split()) for v in formal)
 
     def _with_synonyms(self, terms: Sequence[Term], text: str) -> list[Term]:
         """Terms with their synonyms; an English word inside a phrase of a synonym group
