@@ -5,7 +5,8 @@ study leave" asks of one kind of leave, and "which tools" is answered by the lis
 following … are approved." A sentence of another document does not join an answer only because
 it repeats a verb of the question; versions stating a number in a unit the quantity reader does
 not know still disagree, and so do versions saying how often in other periods (每年 / 每季度); of
-two changes in one clause, the conflict named is the one asked about.
+two changes in one clause, the conflict named is the one asked about. "Length" asks how long only
+of something that lasts (a password's length is a number of characters).
 The documents and questions are written for the test."""
 
 from __future__ import annotations
@@ -274,3 +275,29 @@ def test_versions_that_differ_in_how_often_name_the_two_periods(tmp_path):
     assert {v.value for v in conflict.values} == {"每年", "每季度"}, answer.text
     # the newer decision's period prevails
     assert next(v.value for v in conflict.values if v.chunk_id == conflict.winner) == "每季度", answer.text
+
+
+WIFI = """---
+title: Guest Wi-Fi Policy
+effective_date: 2025-02-01
+---
+# Guest Wi-Fi Policy
+
+## 2. Guest network password
+
+2.1 The guest network password is replaced every 30 days by the IT service desk.
+
+2.2 The guest network password must be at least 16 characters long.
+"""
+
+
+@pytest.mark.parametrize(("question", "says"), [
+    ("What is the minimum guest network password length?", "16 characters"),
+    ("How long is the guest network password kept before it is replaced?", "30 days"),
+])
+def test_length_asks_how_long_only_of_something_that_lasts(tmp_path, question, says):
+    # a password's length is a number of characters, not a span of time: the sentence stating
+    # one answers, not the one stating "30 days"
+    answer = _answer(tmp_path / "docs", {"wifi.md": WIFI}, question)
+    assert answer.status == "answered", answer.text
+    assert says in answer.sentences[0].text, answer.text

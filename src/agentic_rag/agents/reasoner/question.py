@@ -81,11 +81,19 @@ _ASKS_QUANTITY = re.compile(
     r"多少|(?<!哪)几|多长|多久|多高|多大|比例|标准|限额|额度|时限|期限|什么时候|何时|哪天|起付|金额|费用|天数|"
     r"how (?:much|many|long|often|soon)|what (?:percentage|rate|amount|share)|\bwhen\b|\blimit\b|"
     r"\brate\b|\bdeadline\b|\bhow\b|\bup to what\b|\b(?:length|duration|minimum|maximum)\b", re.I)
+#: things that last: "length" of one asks how long ("length of service", "contract length"); of
+#: anything else it asks a size ("password length": 14 characters)
+_LASTING = (r"service|employment|stay|leave|trip|journey|absence|notice|probation|contract|tenancy|membership|"
+            r"term|time|period|visit|meeting|break|shift|flight|storage|retention|loan|mortgage|warranty|"
+            r"subscription|licen[cs]e|suspension|training|course|programme|program|placement|secondment|"
+            r"assignment|sabbatical|holiday|vacation|lease")
+_LENGTH_OF_TIME = (rf"\blength\s+of\s+(?:the\s+|a\s+|an\s+|my\s+|your\s+|their\s+)?(?:\w+\s+)?(?:{_LASTING})s?\b"
+                   rf"|\b(?:{_LASTING})s?\s+length\b|\bhow\s+long\b")
 #: what kind of value a question asks for, from its question words
 _KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("duration", re.compile(r"多少天|几天|多少个?工作日|几个工作日|多长时间|多久|多少年|几年|几个月|多少个月|期限|时限|有效期|"
                             r"how long|how many (?:days|weeks|months|years|hours)|how (?:soon|fast|quickly)|within how|"
-                            r"时长|\b(?:length|duration)\b|"
+                            r"时长|\bduration\b|" + _LENGTH_OF_TIME + "|"
                             r"\b(?:how much|minimum|maximum|what)\s+(?:\w+\s+)?(?:time(?: off)?|leave|notice|holidays?|"
                             r"vacation|absence)\b", re.I)),
     ("money", re.compile(r"多少钱|多少元|几元|金额|限额|额度|费用是多少|补贴|津贴|how much|\bcost\b|allowance|amount", re.I)),
