@@ -84,3 +84,19 @@ def test_a_thing_said_neither_the_users_way_nor_the_formal_way_is_not_in_the_doc
         assert "三十日" in answer.text, answer.text
     else:
         assert "过户" in answer.text, answer.text  # the gap names what is missing
+
+
+# -- the people a policy covers, named generally ----------------------------------------------
+
+GYM = ("---\ntitle: Wellbeing Benefits Policy\neffective_date: 2025-03-01\n---\n# Wellbeing Benefits Policy\n\n"
+       "## 2. Fitness\n\n2.1 The Company pays up to GBP 35 per month towards a gym membership for each "
+       "permanent employee.\n\n2.2 Claims are made monthly in the expenses system with the gym's receipt.\n")
+
+
+@pytest.mark.parametrize("who", ["staff", "workers", "colleagues"])
+def test_a_general_name_for_the_people_covered_is_not_a_missing_thing(tmp_path, who):
+    # the policy says "employee"; "staff" / "workers" is how people ask about everyone it covers
+    with engine_over(tmp_path / "docs", {"wellbeing.md": GYM}) as eng:
+        answer = eng.ask(f"Can {who} claim for the gym?")
+    assert answer.status == "answered", answer.text
+    assert answer.citations[0].clause in ("2.1", "2.2"), answer.text

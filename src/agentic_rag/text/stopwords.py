@@ -71,7 +71,10 @@ SOFT_EN = frozenset(
     _STEMMER.stemWord(w) for w in
     "rule rules policy policies requirement requirements standard process procedure time "
     "current currently latest say says apply applies eligible need needed required maximum "
-    "minimum limit amount rate period deadline percentage date location venue".split()
+    "minimum limit amount rate period deadline percentage date location venue "
+    # the people a policy covers, named generally: a policy may say "employees", "you" or "the
+    # traveller" for them
+    "staff employee employees personnel worker workers colleague colleagues".split()
 )
 
 
