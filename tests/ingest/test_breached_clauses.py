@@ -28,6 +28,8 @@ ACT = f"""漪湖游船管理办法
 
 第六条　游船经营者应当对客运游船每两年至少进行一次全面检验，对非客运游船每年至少进行一次全面检验。
 
+第七条　游船码头的安全保护范围为码头边线向外二十米。
+
 第八条　乘坐游船不得有下列行为：
 （一）在船舱内吸烟；
 （二）擅自开启救生设备；
@@ -38,6 +40,8 @@ ACT = f"""漪湖游船管理办法
 {FILLER}
 
 第二十条　违反本办法第五条规定，游船在运营时间以外载客的，由市交通运输部门责令改正，处二千元以上一万元以下罚款。
+
+第二十二条　违反本办法第七条规定，损害游船码头设施的，由市交通运输部门责令改正，处五百元罚款。
 
 第二十一条　违反本办法第八条规定的，由市交通运输部门责令改正，处五十元以上二百元以下罚款。
 """
@@ -52,6 +56,8 @@ AMENDMENT = """漪湖市人民政府关于修改《漪湖游船管理办法》�
 三、在第二十一条中增加一款，作为第二款：“违反本办法第三条第二款规定的，处一百元罚款。”
 
 四、将第六条修改为：“游船经营者应当对客运游船每年至少进行一次全面检验，对非客运游船每半年至少进行一次全面检验。”
+
+五、将第二十二条修改为：“违反本办法第七条规定，损害游船码头设施的，由市交通运输部门责令改正，处一千元罚款。”
 
 本决定自2024年5月1日起施行。
 """
@@ -107,3 +113,13 @@ def test_a_clause_an_item_rewrites_is_quoted_as_rewritten(engine: Engine):
     assert "每两年" not in answer.text, answer.text  # the wording the decision replaced
     # the interval for 非客运游船 is not what was asked: no disagreement over it is named
     assert not any("半年" in v.value for c in answer.conflicts for v in c.values), answer.conflicts
+
+
+def test_a_penalty_is_no_answer_to_a_question_about_the_duty_it_names(engine: Engine):
+    # 第二十二条 punishes a breach of 第七条; asked what 第七条 sets, the penalty's fine is not
+    # the answer, however much of 第七条 it stands for
+    answer = engine.ask("漪湖游船码头的安全保护范围有多大？")
+    assert answer.status != "abstained", answer.text
+    assert answer.citations[0].clause == "第七条", answer.text
+    assert "二十米" in answer.text and "五百元" not in answer.text, answer.text
+    assert not answer.conflicts, answer.conflicts  # the decision's new fine is another matter

@@ -110,9 +110,9 @@ from agentic_rag.agents.vocabulary import TextCover, Vocabulary, packaged_vocabu
 from agentic_rag.config import ReasonerSettings
 from agentic_rag.ingest.edges import amended_clauses
 from agentic_rag.ingest.metadata import promulgation
-from agentic_rag.text.clauses import (ADDS_OR_DROPS, BREACH_CUE, CROSS_REFERENCE, SELF_NAME, amended_title,
-                                      breached_clauses, clause_matches,
-                                      clause_number, item_references, item_text)
+from agentic_rag.text.clauses import (ADDS_OR_DROPS, ASKS_PENALTY, BREACH_CUE, CROSS_REFERENCE, SELF_NAME,
+                                      amended_title, breached_clauses, clause_matches, clause_number,
+                                      item_references, item_text)
 from agentic_rag.text.language import is_cjk
 from agentic_rag.text.names import document_titles, extract_names, fold
 from agentic_rag.text.numerals import cn_to_int
@@ -635,6 +635,7 @@ class Reasoner:
         anchors = [t for t in plan.terms if not t.soft and t.key not in plan.acts]
         asks_making = bool(_ASKS_MAKING.search(route.question))
         asks_purpose = bool(_ASKS_PURPOSE.search(route.question))
+        asks_penalty = bool(ASKS_PENALTY.search(route.question))
         per_doc = Counter(e.chunk.doc_id for e in evidence)
         for idx, ev in enumerate(evidence):
             chunk = ev.chunk
@@ -683,9 +684,10 @@ class Reasoner:
                     sent.items = items
                     said = shared_cover(items)
                     sent.hits |= {t.key for t in plan.terms if _covers(said, t, chunk)}
-                if BREACH_CUE in sent.quote and (breached := _breached_text(sent.quote, chunk, evidence)):
-                    # "违反本条例第十条规定的，处……罚款" punishes what 第十条 forbids: the penalty
-                    # for that act among the penalties for others
+                if asks_penalty and BREACH_CUE in sent.quote \
+                        and (breached := _breached_text(sent.quote, chunk, evidence)):
+                    # "违反本条例第十条规定的，处……罚款" punishes what 第十条 forbids: asked what an
+                    # act costs, the penalty for that act among the penalties for others
                     said = shared_cover(breached)
                     sent.hits |= {t.key for t in plan.terms if _covers(said, t, chunk)}
                 sent.ctx_hits = in_context - sent.hits
