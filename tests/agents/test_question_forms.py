@@ -301,3 +301,27 @@ def test_length_asks_how_long_only_of_something_that_lasts(tmp_path, question, s
     answer = _answer(tmp_path / "docs", {"wifi.md": WIFI}, question)
     assert answer.status == "answered", answer.text
     assert says in answer.sentences[0].text, answer.text
+
+
+BRIDGES = """岑川市古桥保护办法
+
+（2021年5月10日岑川市人民政府令第17号公布）
+
+第一条　为了加强古桥保护，制定本办法。
+
+第二十条　建成一百年以上的古桥实行一级保护；建成五十年以上不满一百年的古桥实行二级保护。
+
+第二十一条　古桥的保护范围为桥体外缘向外十五米。
+
+第二十二条　市文物主管部门每三年组织开展一次古桥普查。
+"""
+
+
+def test_each_part_of_a_two_part_question_gets_the_sentence_about_it(tmp_path):
+    # the second part asks how often (a span of time); the first asks how large, and neither the
+    # survey's three years nor the ages of the protection grades answer it
+    answer = _answer(tmp_path / "docs", {"bridges.txt": BRIDGES},
+                     "岑川市古桥的保护范围是多大？市文物主管部门多久组织一次古桥普查？")
+    assert answer.status == "answered", answer.text
+    assert "十五米" in answer.sentences[0].text, answer.text
+    assert any("每三年" in s.text for s in answer.sentences), answer.text

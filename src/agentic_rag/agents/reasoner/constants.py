@@ -83,6 +83,9 @@ QUOTED_NAME = 0.3
 # -- selection -------------------------------------------------------------------------------
 #: a new sentence this close to a part's best is preferred to one already quoted
 PART_NEAR_TOP = 0.9
+#: a sentence whose lexical signal for another part of the question is this much higher than
+#: for the part being answered answers that other part
+OTHER_PART = 0.3
 #: sentences beyond the direct answer score at least this share of the threshold and of the best
 EXTRA_OF_THRESHOLD, EXTRA_OF_BEST = 0.8, 0.45
 #: a sentence of a clause already quoted continues it

@@ -522,14 +522,20 @@ class Reasoner:
         parts: list[_Part] = []
         pieces: list[_Part] = []
 
+        asks = split_asks(question)
+        # the kinds of value each part asks for itself (a yes/no part names things, not a value)
+        own_kinds = [a.kinds if a.quantity or a.answer_type == "date" else frozenset()
+                     for a in map(analyze, asks)]
+
         def wanted(piece: str) -> Asked:
             # the kind of value the whole question names counts for each part ("……要给补贴吗？
-            # 给多少？": the amount is money)
+            # 给多少？": the amount is money), unless another part asks it itself ("保护范围是
+            # 多大？……多久组织一次普查？": the period is the second part's)
             asked = analyze(piece)
-            return dataclasses.replace(asked, kinds=asked.kinds | whole.kinds)
+            others = frozenset().union(*(k for k in own_kinds if k != asked.kinds))
+            return dataclasses.replace(asked, kinds=asked.kinds | (whole.kinds - others))
 
         asked = [q for q in stated if not (q.kind == "date" and q.unit == "year")]
-        asks = split_asks(question)
         for at, piece in enumerate(asks):
             keys = {t.key for t in content_terms(piece)}
             part = [t for t in terms if t.key in keys or (t.cjk and t.text in piece)]
@@ -791,6 +797,15 @@ class Reasoner:
             # Agriculture and Education", as often as it lists what is asked)
             if part.focus and all(t.cjk for t in part.terms if t.key in part.focus):
                 pool = [s for s in pool if _names_item(s, part, others, plan)] or pool
+            # a sentence that says far more of another part's words than of this one's answers
+            # that part ("……每五年组织开展一次古树名木普查" is no answer to how large the protected
+            # area is, however well its period fits "多大")
+            def elsewhere(s: _Sentence, part: _Part = part) -> bool:
+                mine = self._signals(s, part.terms, plan, part.wants, part.focus, part.asked).lexical
+                return any(self._signals(s, q.terms, plan, q.wants, q.focus, q.asked).lexical >= mine + C.OTHER_PART
+                           for q in plan.parts if q is not part)
+
+            pool = [s for s in pool if not elsewhere(s)] or pool
             if not pool:
                 continue
             ranked = sorted(pool, key=lambda s: (-part_score(s), -s.score, s.idx, s.offset))
