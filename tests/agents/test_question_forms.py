@@ -325,3 +325,26 @@ def test_each_part_of_a_two_part_question_gets_the_sentence_about_it(tmp_path):
     assert answer.status == "answered", answer.text
     assert "十五米" in answer.sentences[0].text, answer.text
     assert any("每三年" in s.text for s in answer.sentences), answer.text
+
+
+LEAVE = """---
+title: Holiday Policy
+effective_date: 2025-01-01
+---
+# Holiday Policy
+
+## 3. Time off
+
+3.1 Moving house: 1 working day at full pay once per leave year.
+
+3.2 Full-time employees are entitled to 28 working days of paid annual leave in each leave year.
+"""
+
+
+def test_the_unit_a_question_counts_in_is_no_value_it_states(tmp_path):
+    # "how many days" names the unit of the answer: "28 working days" is a value the question
+    # does not state, as much as "1 working day" is
+    answer = _answer(tmp_path / "docs", {"holiday.md": LEAVE},
+                     "How many days of paid holiday does a full-time employee get per year?")
+    assert answer.status == "answered", answer.text
+    assert "28 working days" in answer.sentences[0].text, answer.text

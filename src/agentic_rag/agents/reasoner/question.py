@@ -848,11 +848,24 @@ def _without(sentence: str, question: str) -> str:
     for m in QUOTED_NAME.finditer(question):  # a title the question gives is one word: 《山海谣》
         out = out.replace(m.group(0), " ")
     for word in sorted({w for w in segment(question) if len(w) >= 2 or w.isdigit()}, key=len, reverse=True):
+        if _unit_word(word) and re.search(rf"(?:how many|多少个?|几个?)\s*{re.escape(word)}", question, re.I):
+            continue  # "how many days": the sentence's "26 working days" is the answer, not the question's
         if re.fullmatch(r"[\u3400-\u9fff]+", word):
             out = out.replace(word, " ")
         else:
             out = re.sub(rf"(?<![A-Za-z0-9]){re.escape(word)}(?![A-Za-z0-9])", " ", out, flags=re.I)
     return out
+
+
+@lru_cache(maxsize=4096)
+def _unit_word(word: str) -> bool:
+    """Whether ``word`` is the unit of an amount (days, 工作日, hours): after a number the quantity
+    reader reads it as one."""
+    if word.isdigit():
+        return False
+    probe = f"2 {word}" if word.isascii() else f"2个{word}"
+    return any(q.raw.endswith(word) for q in extract_quantities(probe)) or \
+        (not word.isascii() and any(q.raw.endswith(word) for q in extract_quantities(f"2{word}")))
 
 
 #: dates and times, which state no amount
