@@ -30,7 +30,8 @@
 3. **Selection.** A question about two named things ("which came first, A or B", "are A and B
    both ...") is decided from the sentence about each (:mod:`~agentic_rag.agents.reasoner.comparison`).
    Otherwise one best sentence per sub-question (question sentences, the items of
-   "……、……和……分别是多少", two things or years joined by 和 / and), then sentences that add
+   "……、……和……分别是多少", two things or years joined by 和 / and; a sentence that says far
+   more of another part's words answers that part), then sentences that add
    question words the answer lacks (a sibling sentence of a clause already quoted first), then
    the link of a multi-hop answer and the clauses and tables the chosen sentences defer to
    ("具体比例详见第十二条", "as shown in the table below") when the evidence holds them.
@@ -39,7 +40,9 @@
    and an amending act's item that changes its clause included whatever they score (what the
    item changes the clause to is its statement), never two passages about two different named
    things; the arbitration winner replaces a losing sentence and the
-   disagreement is stated with the winner, the loser and the rule that decided. A question about
+   disagreement is stated with the winner, the loser and the rule that decided. A chosen
+   sentence of a clause an amending item rewrites whole ("将第十一条第一款修改为：……") is replaced
+   by that item, unless the question pins a version. A question about
    which source prevails ("……不一致，以哪个为准") leads with the disputed rule. A sentence that
    only defers to a clause the answer quotes ("as set out in Section 6") is dropped.
 5. **Fact-check.** Every sentence's numbers and key terms must be in what it cites
