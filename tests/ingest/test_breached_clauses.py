@@ -123,3 +123,12 @@ def test_a_penalty_is_no_answer_to_a_question_about_the_duty_it_names(engine: En
     assert answer.citations[0].clause == "第七条", answer.text
     assert "二十米" in answer.text and "五百元" not in answer.text, answer.text
     assert not answer.conflicts, answer.conflicts  # the decision's new fine is another matter
+
+
+@pytest.mark.parametrize(("k", "clauses"), [(1, ["第六条"]), (2, ["第六条", "四"])])
+def test_with_room_for_one_the_top_hit_stays_and_with_two_its_item_follows(tmp_path, k, clauses):
+    with engine_over(tmp_path / "docs", {"漪湖游船管理办法_2020.txt": ACT,
+                                         "漪湖市关于修改游船管理办法的决定_2024.txt": AMENDMENT},
+                     retrieval={"k": k}) as eng:
+        _, evidence = eng.retrieve("漪湖游船的全面检验多久做一次？")
+    assert [e.chunk.clause for e in evidence] == clauses

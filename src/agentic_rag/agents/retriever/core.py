@@ -657,8 +657,9 @@ class Retriever:
     def _first_k(out: list[str], amended_by: dict[str, list[str]], k: int) -> list[str]:
         """The first ``k`` of ``out``, a clause together with the items that amend it (alone it
         would be quoted as the rule in force): to fit one, once, the lowest-ranked chunk that is
-        neither such a clause nor such an item makes room (never the top hit); a clause that
-        still does not fit is left out, and what is left out of the rest fills any room left."""
+        neither such a clause nor such an item makes room (never the top hit, which stays even
+        when its items do not fit); a clause that still does not fit is left out, and what is
+        left out of the rest fills any room left."""
         items = {i for c, its in amended_by.items() if c in out for i in its}
         kept: list[str] = []
         skipped: list[str] = []
@@ -675,6 +676,8 @@ class Retriever:
                     evicted = True
             if len(kept) + len(whole) <= k:
                 kept += whole
+            elif not kept:
+                kept += whole[:k]  # the top hit stays, with what of its items fits
             else:
                 skipped.append(cid)
         kept += [c for c in out if c in skipped and c not in kept and not amended_by.get(c)][:k - len(kept)]
