@@ -842,14 +842,10 @@ _WORDY = re.compile(r"[^\W\d_]")
 @lru_cache(maxsize=16384)
 def _without(sentence: str, question: str) -> str:
     """``sentence`` with the question's own words and numbers blanked out."""
-    from agentic_rag.text.terms import segment
-
     out = sentence
     for m in QUOTED_NAME.finditer(question):  # a title the question gives is one word: 《山海谣》
         out = out.replace(m.group(0), " ")
-    for word in sorted({w for w in segment(question) if len(w) >= 2 or w.isdigit()}, key=len, reverse=True):
-        if _unit_word(word) and re.search(rf"(?:how many|多少个?|几个?)\s*{re.escape(word)}", question, re.I):
-            continue  # "how many days": the sentence's "26 working days" is the answer, not the question's
+    for word in _blanked_words(question):
         if re.fullmatch(r"[\u3400-\u9fff]+", word):
             out = out.replace(word, " ")
         else:
@@ -858,14 +854,25 @@ def _without(sentence: str, question: str) -> str:
 
 
 @lru_cache(maxsize=4096)
+def _blanked_words(question: str) -> tuple[str, ...]:
+    """The question's words :func:`_without` blanks, longest first (asked once per question, used
+    for every sentence): not the unit right after its question word ("how many days": the
+    sentence's "26 working days" is the answer, not the question's)."""
+    from agentic_rag.text.terms import segment
+
+    words = sorted({w for w in segment(question) if len(w) >= 2 or w.isdigit()}, key=len, reverse=True)
+    return tuple(w for w in words if not (_unit_word(w) and re.search(
+        rf"(?:how many|多少个?|几个?)\s*{re.escape(w)}", question, re.I)))
+
+
+@lru_cache(maxsize=4096)
 def _unit_word(word: str) -> bool:
     """Whether ``word`` is the unit of an amount (days, 工作日, hours): after a number the quantity
     reader reads it as one."""
     if word.isdigit():
         return False
-    probe = f"2 {word}" if word.isascii() else f"2个{word}"
-    return any(q.raw.endswith(word) for q in extract_quantities(probe)) or \
-        (not word.isascii() and any(q.raw.endswith(word) for q in extract_quantities(f"2{word}")))
+    probes = (f"2 {word}",) if word.isascii() else (f"2个{word}", f"2{word}")
+    return any(q.raw.endswith(word) for p in probes for q in extract_quantities(p))
 
 
 #: dates and times, which state no amount
