@@ -490,6 +490,10 @@ def test_single_hop_english_question_about_a_named_company_stays_one_round(store
     ("What was Harbor Loom's revenue in 2023?", False),
     ("Within how long must a lost company laptop be reported?", False),
     ("Who must approve a team offsite?", False),
+    # a scope or condition before the comma names the text or case, no other thing to reach
+    ("Under the 2021 edition of Harbor Loom's expenses policy, how soon were claims repaid?", False),
+    ("For Dunmore's night staff, what is the shift allowance?", False),
+    ("In the valley whose river floods each spring, what crop was grown first?", True),
 ])
 def test_another_hop_only_for_a_thing_the_question_does_not_name(question: str, hop: bool) -> None:
     from agentic_rag.agents.retriever import multihop

@@ -129,6 +129,12 @@ def relations(question: str) -> list[str]:
 
 #: relation words that chain two relations by themselves (a grandfather is a father's father)
 CHAINED_RELATIONS = frozenset({"grandfather", "grandmother", "uncle", "aunt", "in-law", "祖父", "祖母"})
+# a scope or condition put before the question, up to its comma ("Under the 2023 version of
+# X's policy, how long ...", "If I resign, how ..."); one holding a relative clause ("In the
+# country that X is a part, what ...") is part of what is asked
+_RE_LEAD_EN = re.compile(r"^\s*(?:under|in|for|according to|as of|at|on|during|within|per|if|when|once|while|"
+                         r"after|before)\b(?P<lead>[^,?]{1,100}),\s*(?=(?:what|which|who|whom|when|where|why|how)\b)",
+                         re.IGNORECASE)
 # "Who is ...", "What was ...": a question asking for the thing its head noun phrase names
 _RE_DIRECT_EN = re.compile(r"^\s*(?:who|whom|what)\s+(?:is|was|are|were)\s+", re.IGNORECASE)
 # "What nationality is ... / When did ...": the wh-phrase and its verb, before the noun phrase
@@ -167,6 +173,11 @@ def needs_hop(question: str, rels: Sequence[str] | None = None) -> bool:
     working hours at X?"). A property of a related thing needs the hop: "Where was the director
     of X born?", "When did X's mother die?", "the city where X was born", "the mayor of what
     city"."""
+    if (lead := _RE_LEAD_EN.match(question)) and not _RE_CLAUSE_EN.search(lead.group("lead")):
+        # "Under the 2023 version of X's policy, how long ...": the phrase before the question
+        # says which text or case it asks about, it leads to no other thing
+        question = question[lead.end():]
+        rels = None if rels is None else [r for r in rels if r in relations(question)]
     rels = relations(question) if rels is None else list(rels)
     if len(rels) >= 2 or any(r in CHAINED_RELATIONS for r in rels):
         return True
