@@ -2216,7 +2216,7 @@ def _answering_clauses(text: str, hits: set[str], question: str, lang: str) -> s
     """The clauses of an over-long ``text`` that answer (see :func:`_trim`), within the cap."""
     cap = C.QUOTE_CAP["zh" if lang == "zh" else "en"]
     parts = [p for p in re.split(r"(?<=[，,。！？!?；;])\s*" if lang == "zh" else r"(?<=[,;!?]|\.)\s+", text) if p.strip()]
-    slots = [bool(question) and fills_slot(p, question) for p in parts]
+    slots = [bool(question) and (fills_slot(p, question) or _states_value_asked(p, question)) for p in parts]
     if len(parts) < 2 or not any(slots):
         return text  # no clause says where the answer is: the quote stays whole
     ranks = [(int(slot), sum(1 for k in hits if TextCover(p).covers(k)), int(bool(extract_quantities(p))))
@@ -2240,10 +2240,21 @@ def _answering_clauses(text: str, hits: set[str], question: str, lang: str) -> s
     for i in sorted(kept):
         if last >= 0 and i != last + 1:
             out = out.rstrip("，,；;。. ") + gap
-        out += parts[i] if lang == "zh" or not out or out.endswith(gap) else " " + parts[i]
+        out += parts[i] if lang == "zh" or not out or out.endswith(" ") else " " + parts[i]
         last = i
     out = out.rstrip("。；;.，, ")
     return out + gap.rstrip() if last < len(parts) - 1 else out
+
+
+def _states_value_asked(clause: str, question: str) -> bool:
+    """Whether ``clause`` states a value of the kind a "how long / how much / when" question
+    asks, one the question does not give itself ("... and in any event within 24 hours" for
+    "how long have I got to report it")."""
+    wants = analyze(question)
+    if not wants.quantity:
+        return False
+    kinds = new_quantity_kinds(clause, question) - {"other_count"}
+    return bool(kinds) and (not wants.kinds or bool(kinds & wants.kinds))
 
 
 def _citation(chunk: Chunk, quote: str, offset: int) -> Citation:
