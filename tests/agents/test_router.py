@@ -181,6 +181,10 @@ def test_a_question_asking_two_things_searches_each_part() -> None:
     assert r.route("Who must approve an international business trip, and which class of "
                    "high-speed rail may be booked?").subqueries == [
         "Who must approve an international business trip", "which class of high-speed rail may be booked"]
+    # the second part may open with a preposition before its question word
+    assert r.route("Where are expense claims filed, and by which date is the mileage allowance "
+                   "reimbursed?").subqueries == [
+        "Where are expense claims filed", "by which date is the mileage allowance reimbursed"]
     assert r.route("住院报销比例是多少？").subqueries == []
     # a part that leans on the one before is not searched alone
     assert r.route("住院报销比例是多少？那申请期限呢？").subqueries == []

@@ -329,7 +329,8 @@ class Router:
 
 #: where one question ends and the next begins: ？ ; and ", and which/how/…" in English
 _RE_PART_SPLIT = re.compile(
-    r"[？?；;]+|,?\s+and\s+(?=(?:how|what|which|who|whom|whose|when|where|why|can|is|are|do|does|may|must)\b)",
+    r"[？?；;]+|,?\s+and\s+(?=(?:(?:in|at|on|for|from|by|to|with|within|under)\s+)?"
+    r"(?:how|what|which|who|whom|whose|when|where|why|can|is|are|do|does|may|must)\b)",
     re.IGNORECASE)
 
 
