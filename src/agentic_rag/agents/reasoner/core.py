@@ -785,6 +785,7 @@ class Reasoner:
         (for "which ones" questions) the best sentence's equally good siblings. Returns the
         sentences and the ids of those that only add to the direct answer (the last two kinds)."""
         chosen: list[_Sentence] = []
+        lead_wants = plan.wants  # what the sentence the answer opens with answers
         for part in plan.parts if len(plan.parts) > 1 else []:
             def part_score(s: _Sentence, part: _Part = part) -> float:
                 return self._score(s, part.terms, plan, part.wants, part.focus, part.asked)
@@ -819,6 +820,8 @@ class Reasoner:
             # preferred, so that each part gets its own sentence
             pick = next((s for s in ranked[:8] if s not in chosen and part_score(s) >= C.PART_NEAR_TOP * top), None)
             if pick is not None:
+                if not chosen:
+                    lead_wants = part.wants
                 chosen.append(pick)
         if not chosen:
             chosen = [next(s for s in candidates if carries(plan.wants.answer_type, s.text, plan.question))]
@@ -864,7 +867,9 @@ class Reasoner:
             extra.add(id(best_pick[1]))
             quoted.add(best_pick[1].chunk.doc_id)
             covered |= best_pick[1].hits | best_pick[1].head_hits
-        if plan.wants.enumeration:
+        # siblings join a lead that answers "which ones": in "Who approves X, and which kinds of
+        # Y are banned?" the approver's clause-mates list nothing asked
+        if lead_wants.enumeration:
             lead = chosen[0]
             siblings = [s for s in candidates if s.chunk.chunk_id == lead.chunk.chunk_id
                         and s not in chosen and s.support >= lead.support * C.SIBLING_SHARE]

@@ -544,6 +544,9 @@ def fills_slot(sentence: str, question: str) -> bool:
     term = asked_meaning(question)
     if term is not None:
         return defines(sentence, term)
+    if not is_cjk(question):
+        agent = _agent_frame(question)
+        return agent is not None and agent.search(sentence) is not None
     frame = _frame(question)
     if frame is None:
         return False
@@ -566,6 +569,35 @@ def fills_slot(sentence: str, question: str) -> bool:
         if gap not in question and _without(gap, question).strip() and _carries(frame.answer_type, gap):
             return True
     return False
+
+
+#: "Who must approve ...", "Who officially opened ...": the verb a "who" question asks the doer
+#: of, after its modal or auxiliary and an adverb
+_WHO_VERB = re.compile(r"^\s*who\s+(?:(?:has|have|had|needs?|is|are|was|were)\s+to\s+|"
+                       r"(?:must|should|shall|can|could|will|would|may|might|does|do|did)\s+)?"
+                       r"(?:[a-z]+ly\s+)?(?P<verb>[a-z]+)\b", re.I)
+#: verbs that ask who someone is or has, not who does something
+_NOT_DEED = frozenset("is are was were be been has have had get gets got".split())
+
+
+@lru_cache(maxsize=4096)
+def _agent_frame(question: str) -> re.Pattern[str] | None:
+    """The frame of an English "who <verb>" question: the verb's passive with its agent ("must
+    be approved by the requester's line manager", "was opened at 10am by the Mayor"), a
+    few words apart at most; ``None`` for other questions."""
+    from agentic_rag.text.terms import stem
+
+    m = _WHO_VERB.match(question)
+    if m is None or m.group("verb").lower() in _NOT_DEED:
+        return None
+    root = stem(m.group("verb").lower())
+    if len(root) < 3:
+        return None
+    # the doer is named (a capital), owned ("the requester's") or a role ("their line manager")
+    return re.compile(rf"(?i:\b{re.escape(root)}[a-z]*(?:\s+[\w'’,-]+){{0,5}}?\s+by\s+)"
+                      rf"(?:(?:the|a|an|their|its|his|her|your|my|our)\s+)?"
+                      rf"(?:[A-Z][\w'’-]*|[a-z][\w-]*['’]s\b|[a-z]+\s+(?:manager|team|officer|director|board|committee|"
+                      rf"department|desk|head|lead|partner|owner|supervisor))")
 
 
 @lru_cache(maxsize=4096)
