@@ -6,7 +6,8 @@ following … are approved." A sentence of another document does not join an ans
 it repeats a verb of the question; versions stating a number in a unit the quantity reader does
 not know still disagree, and so do versions saying how often in other periods (每年 / 每季度); of
 two changes in one clause, the conflict named is the one asked about. "Length" asks how long only
-of something that lasts (a password's length is a number of characters).
+of something that lasts (a password's length is a number of characters). "一棵树" is a count
+and a tree, and "几株" is answered by the count of trees, not by the fine per tree.
 The documents and questions are written for the test."""
 
 from __future__ import annotations
@@ -348,3 +349,19 @@ def test_the_unit_a_question_counts_in_is_no_value_it_states(tmp_path):
                      "How many days of paid holiday does a full-time employee get per year?")
     assert answer.status == "answered", answer.text
     assert "28 working days" in answer.sentences[0].text, answer.text
+
+
+GREENING = """柳川市树木保护条例
+
+第七条　确需迁移或者砍伐树木的，应当经区绿化主管部门批准，并按照迁移或者砍伐一株补植两株的标准，在当年种植季节内补植。
+
+第十五条　违反本条例第七条规定，擅自砍伐树木的，由区绿化主管部门责令限期补植，并按照每株二千元处以罚款。
+"""
+
+
+def test_a_count_asked_of_one_thing_is_answered_by_the_count_not_the_fine(tmp_path) -> None:
+    # 一棵树 is a count and a tree, not a word the regulation must write; 几株 asks a count,
+    # which 补植两株 states and the fine per tree does not
+    answer = _answer(tmp_path, {"柳川市树木保护条例.txt": GREENING}, "砍了一棵树，要补植几株？")
+    assert answer.status == "answered"
+    assert "两株" in answer.sentences[0].text

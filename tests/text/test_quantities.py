@@ -82,6 +82,8 @@ def _one(text: str):
         ("temperatures above 35°C", "number", 35.0, "℃"),
         ("牵引绳长度不超过1.2米", "number", 1.2, "m"),
         ("每栋楼限停3辆", "count", 3.0, "辆"),
+        ("须补种五棵", "count", 5.0, "株"),  # 棵 and 株 count trees alike
+        ("须补栽两株", "count", 2.0, "株"),
         ("a note from the fourth consecutive working day: after 3 consecutive working days", "duration", 3.0,
          "workday"),
         # percentage points are a difference of rates, never a rate

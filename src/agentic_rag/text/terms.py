@@ -263,7 +263,12 @@ def is_nounish(word: str) -> bool:
     return tag is None or tag.startswith(_NOUN_TAGS)
 
 
-_CN_NUMBER_WORD = re.compile(r"第?[零〇一二两三四五六七八九十百千万亿几半]+[个项次名人年月日天周倍条款章节]?")
+#: measure words that count things (一棵树, 两辆车, 几张卡)
+_MEASURE_ZH = "个只头匹棵株辆台张件套间栋座家所户支把本部份块条"
+_CN_NUMBER_WORD = re.compile(rf"第?[零〇一二两三四五六七八九十百千万亿几半]+[{_MEASURE_ZH}项次名人年月日天周倍款章节]?")
+#: a count and its measure word before a noun, which the segmenter may keep as one word
+#: (一棵树, 一辆车): the count is no part of the thing
+_COUNTED = re.compile(rf"^[零〇一二两三四五六七八九十百千万几半]+[{_MEASURE_ZH}]")
 
 
 _ORDINAL = re.compile(r"第[零〇一二两三四五六七八九十百千\d]+")
@@ -384,6 +389,8 @@ def _content_terms(text: str, generation: int) -> tuple[Term, ...]:
             continue
         if _CJK_RUN.fullmatch(tok):
             tok = asked_noun(tok) or tok  # 哪些地方: the noun
+            if (counted := _COUNTED.match(tok)) and len(tok) > counted.end():
+                tok = tok[counted.end():]  # 一棵树: 树
             if len(tok) < 2 or tok in QUESTION_ZH or _CN_NUMBER_WORD.fullmatch(tok) or _FUNCTION_ZH.search(tok) \
                     or A_NOT_A.search(tok):
                 continue
