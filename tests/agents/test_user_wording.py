@@ -100,3 +100,39 @@ def test_a_general_name_for_the_people_covered_is_not_a_missing_thing(tmp_path, 
         answer = eng.ask(f"Can {who} claim for the gym?")
     assert answer.status == "answered", answer.text
     assert answer.citations[0].clause in ("2.1", "2.2"), answer.text
+
+
+CLAIMS = """# Claims Guide
+
+## 4. Receipts
+
+4.1 Claims for any single purchase over EUR 30 need an itemised receipt.
+
+4.2 Claims are paid monthly.
+"""
+
+CLAIMS_ZH = """报销管理规定
+
+第四条　单笔超过300元的支出，报销时须附发票。
+
+第五条　报销款按月发放。
+"""
+
+
+@pytest.mark.parametrize(("question", "status"), [
+    # the thing a stated sum prices is the user's case of the rule's threshold, in its currency
+    ("Do I need a receipt for a €18 taxi ride?", "answered"),
+    ("一顿200元的工作餐报销时要附发票吗？", "answered"),
+    # a sum in a currency the guide never states: no threshold decides it, the thing is missing
+    ("Do I need a receipt for a 900 yen taxi ride?", "abstained"),
+])
+def test_a_priced_thing_is_decided_by_the_threshold_in_its_currency(tmp_path, question: str,
+                                                                   status: str) -> None:
+    eng = engine_over(tmp_path, {"claims-guide.md": CLAIMS, "报销管理规定.txt": CLAIMS_ZH})
+    try:
+        answer = eng.ask(question)
+    finally:
+        eng.close()
+    assert answer.status == status
+    if status == "answered":
+        assert "EUR 30" in answer.text or "300元" in answer.text

@@ -495,6 +495,7 @@ class Reasoner:
         # it: the documents may state the same span in other units (26 weeks)
         stated = extract_quantities(question)
         measures = {t.key for q in stated for t in content_terms(q.raw)}
+        priced = _priced_things(question, stated, evidence)
         scenic: set[str] = set()
         if setting:
             set_cover, ask_cover = TextCover(" ".join(setting)), TextCover(" ".join(asking))
@@ -516,7 +517,7 @@ class Reasoner:
             if df == 0 and not t.soft:
                 everyday = anchored and t.cjk and t.key not in asked_keys and is_everyday(t.text)
                 if _thing_word(t) and not everyday and t.text.lower() not in classes | relations \
-                        and t.text.lower() not in verbs and t.key not in measures | scenic:
+                        and t.text.lower() not in verbs and t.key not in measures | scenic | priced:
                     missing.append(t)
                 else:
                     # only a missing *thing* makes a question out of scope: actions and manners
@@ -1836,6 +1837,33 @@ def _pair(group: Sequence[Fact]) -> frozenset[str]:
 def _act_word(t: Term) -> bool:
     """Whether a question word names an act (设在, 举行, "resign"), not a thing or a qualifier (首次)."""
     return not _thing_word(t) and (not t.cjk or (word_tag(t.text) or "").startswith("v"))
+
+
+#: where the words a stated sum prices end: a clause break or a preposition ("a £12 sandwich
+#: to get my money back")
+_PRICED_END = re.compile(r"[,，。?？;；!！]|\b(?:to|for|and|or|in|on|at|with|from|if|when|so)\b", re.I)
+
+
+def _priced_things(question: str, stated: Sequence[Quantity], evidence: Sequence[Evidence]) -> set[str]:
+    """The keys of the thing each sum of money the question states prices ("a $50 lunch",
+    "一顿200元的工作餐"): the user's own case of what a rule sets a threshold for ("a receipt
+    for any expense above USD 75"). When the evidence states sums in that currency, the rule
+    decides the case whatever the thing is called, so it is no thing missing from them."""
+    money = [q for q in stated if q.kind == "money"]
+    if not money:
+        return set()
+    units = {x.unit for e in evidence for x in extract_quantities(e.chunk.text) if x.kind == "money"}
+    out: set[str] = set()
+    for q in money:
+        at = question.find(q.raw)
+        if q.unit not in units or at < 0:
+            continue
+        after = _PRICED_END.split(question[at + len(q.raw):], maxsplit=1)[0]
+        head = content_terms(after.lstrip("的 "))
+        # "a €18 taxi ride": the words up to the preposition; "一顿200元的工作餐要附发票吗":
+        # the noun after 的 (the rest of a Chinese clause runs on without a break)
+        out |= {t.key for t in (head[:1] if is_cjk(after) else head[:3])}
+    return out
 
 
 def _thing_word(t: Term) -> bool:
