@@ -136,3 +136,27 @@ def test_a_priced_thing_is_decided_by_the_threshold_in_its_currency(tmp_path, qu
     assert answer.status == status
     if status == "answered":
         assert "EUR 30" in answer.text or "300元" in answer.text
+
+
+HISTORY = """# Company history
+
+Varnholt Instruments was founded in 1998 by the engineer Søren Ålvik in Malmö. The firm moved its
+workshop to Göteborg in 2004.
+
+The company now employs 240 people.
+"""
+
+
+@pytest.mark.parametrize("question", [
+    "When did Soren Alvik found Varnholt Instruments?",
+    "In what year did Varnholt Instruments move its workshop to Goteborg?",
+])
+def test_a_name_typed_without_its_accents_is_the_name(tmp_path, question: str) -> None:
+    eng = engine_over(tmp_path, {"history.md": HISTORY})
+    try:
+        answer = eng.ask(question)
+    finally:
+        eng.close()
+    assert answer.status == "answered"
+    assert "1998" in answer.text if "found" in question else "2004" in answer.text
+    assert "missing" not in answer.text  # nothing of the question is reported as not found

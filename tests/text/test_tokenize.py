@@ -31,6 +31,13 @@ def test_fullwidth_digits_and_letters_match_ascii():
     assert tokenize("２０２４年ＡＢＣ") == tokenize("2024年abc")
 
 
+def test_letters_with_diacritics_match_their_plain_spelling():
+    # a name is often typed without its accents; a letter the tokenizer did not know split it
+    assert tokenize("Björn Ångström moved to Göteborg") == tokenize("Bjorn Angstrom moved to Goteborg")
+    assert tokenize("Nguyễn, Łódź, Straße, Øresund") == ["nguyen", "lodz", "strass", "oresund"]
+    assert tokenize("医疗保险 café") == tokenize("医疗保险 cafe")
+
+
 def test_chinese_stopwords_and_question_words_are_dropped():
     toks = tokenize("工伤认定的期限是什么？")
     assert "的" not in toks and "什么" not in toks and "是" not in toks

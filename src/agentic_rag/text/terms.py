@@ -24,7 +24,7 @@ from agentic_rag.text.stopwords import (
     SOFT_EN,
     SOFT_ZH,
 )
-from agentic_rag.text.tokenize import cut, cut_for_search, dictionary_generation, dictionary_path
+from agentic_rag.text.tokenize import cut, cut_for_search, dictionary_generation, dictionary_path, unaccent
 
 __all__ = ["A_NOT_A", "Term", "answer_classes", "asked_noun", "atoms", "content_terms", "english_verbs",
            "irregular_form", "is_everyday", "is_nounish", "norm", "segment", "stem", "stems", "word_tag", "words"]
@@ -137,7 +137,7 @@ def irregular_form(word: str) -> bool:
 
 @lru_cache(maxsize=65536)
 def norm(text: str) -> str:
-    return normalize_digits(text).lower()
+    return unaccent(normalize_digits(text)).lower()
 
 
 @dataclass(frozen=True)
@@ -383,7 +383,7 @@ def content_terms(text: str) -> list[Term]:
 def _content_terms(text: str, generation: int) -> tuple[Term, ...]:
     seen: set[str] = set()
     terms: list[Term] = []
-    for tok in words(text):
+    for tok in words(unaccent(text)):
         low = tok.lower()
         if re.fullmatch(r"[\d.,]+", low):
             continue

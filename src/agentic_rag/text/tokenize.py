@@ -29,6 +29,7 @@ import os
 import re
 import struct
 import threading
+import unicodedata
 from collections.abc import Iterable
 from pathlib import Path
 
@@ -36,7 +37,7 @@ from pathlib import Path
 from agentic_rag.text.language import CJK_CHARS
 from agentic_rag.text.stopwords import INDEX_EN, INDEX_ZH
 
-TOKENIZER_ID = "jieba-search-nohmm+snowball-en/2"
+TOKENIZER_ID = "jieba-search-nohmm+snowball-en/3"
 
 # HMM guesses out-of-vocabulary words (mostly names). It costs ~30% throughput at ingest and an
 # unknown name split into single characters still matches itself as a sequence of unigrams.
@@ -53,6 +54,28 @@ _LATIN_CHAR = re.compile(r"[A-Za-z]")
 # Full-width ASCII (ＡＢＣ１２３) to half-width, so "２０２４" and "2024" are the same token.
 _FULLWIDTH = {cp: cp - 0xFEE0 for cp in range(0xFF01, 0xFF5F)}
 _FULLWIDTH[0x3000] = 0x20
+
+#: letters with diacritics (Latin-1 Supplement, Latin Extended-A/B and Additional)
+_ACCENTED = re.compile(r"[\u00c0-\u024f\u1e00-\u1eff]+")
+
+
+#: letters no decomposition makes plain
+_UNDECOMPOSED = str.maketrans({"ß": "ss", "ø": "o", "Ø": "O", "æ": "ae", "Æ": "AE", "œ": "oe", "Œ": "OE",
+                               "đ": "d", "Đ": "D", "ł": "l", "Ł": "L", "ı": "i", "þ": "th", "Þ": "Th", "ð": "d",
+                               "Ð": "D"})
+
+
+def _plain(m: re.Match[str]) -> str:
+    return "".join(ch for ch in unicodedata.normalize("NFD", m.group(0).translate(_UNDECOMPOSED))
+                   if not unicodedata.combining(ch))
+
+
+def unaccent(text: str) -> str:
+    """Latin letters without their diacritics ("Björn Ångström" -> "Bjorn Angstrom"): names are
+    often typed without them, and a letter the tokenizer does not know splits a word in two.
+    Letters without a decomposition are spelt out (ß -> ss, ø -> o, æ -> ae); other scripts are
+    left as they are."""
+    return _ACCENTED.sub(_plain, text)
 
 
 _lock = threading.Lock()
@@ -303,7 +326,7 @@ def tokenize(text: str, lang: str | None = None) -> list[str]:
     """
     if not text:
         return []
-    text = text.translate(_FULLWIDTH).lower()
+    text = unaccent(text.translate(_FULLWIDTH)).lower()
     _dictionary()
     cache = _RUN_CACHE
     en_stop = INDEX_EN
