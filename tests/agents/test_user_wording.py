@@ -128,11 +128,8 @@ CLAIMS_ZH = """报销管理规定
 ])
 def test_a_priced_thing_is_decided_by_the_threshold_in_its_currency(tmp_path, question: str,
                                                                    status: str) -> None:
-    eng = engine_over(tmp_path, {"claims-guide.md": CLAIMS, "报销管理规定.txt": CLAIMS_ZH})
-    try:
+    with engine_over(tmp_path, {"claims-guide.md": CLAIMS, "报销管理规定.txt": CLAIMS_ZH}) as eng:
         answer = eng.ask(question)
-    finally:
-        eng.close()
     assert answer.status == status
     if status == "answered":
         assert "EUR 30" in answer.text or "300元" in answer.text
@@ -152,11 +149,50 @@ The company now employs 240 people.
     "In what year did Varnholt Instruments move its workshop to Goteborg?",
 ])
 def test_a_name_typed_without_its_accents_is_the_name(tmp_path, question: str) -> None:
-    eng = engine_over(tmp_path, {"history.md": HISTORY})
-    try:
+    with engine_over(tmp_path, {"history.md": HISTORY}) as eng:
         answer = eng.ask(question)
-    finally:
-        eng.close()
     assert answer.status == "answered"
     assert "1998" in answer.text if "found" in question else "2004" in answer.text
     assert "missing" not in answer.text  # nothing of the question is reported as not found
+
+
+HYBRID = """---
+title: Hybrid Work Policy
+company: Tarnwell Systems
+version: "2.0"
+effective_date: 2025-01-01
+---
+
+# Hybrid Work Policy
+
+## 1. Eligibility
+
+1.1 Employees who have completed their probation may work from home up to three days per week.
+"""
+
+FLEXIBLE = """---
+title: Flexible Working Guidelines
+company: Ossington Foods
+effective_date: 2024-06-01
+---
+
+# Flexible Working Guidelines
+
+## 2. Working from home
+
+2.1 Employees who have completed their probation may work from home one day per week.
+"""
+
+
+@pytest.mark.parametrize(("question", "says", "not_says"), [
+    ("How many days a week can I work from home at Tarnwell Systems?", "three days", "one day"),
+    ("How many days a week can I work from home at Ossington Foods?", "one day", "three days"),
+])
+def test_a_company_named_in_front_matter_is_the_policys_own(tmp_path, question: str, says: str,
+                                                            not_says: str) -> None:
+    # each policy names its company only in its front matter: a question about one company's
+    # staff is answered from that company's policy, the other's is about someone else
+    with engine_over(tmp_path, {"hybrid-work.md": HYBRID, "flexible-working.md": FLEXIBLE}) as eng:
+        answer = eng.ask(question)
+    assert answer.status == "answered"
+    assert says in answer.text and not_says not in answer.text and "missing" not in answer.text

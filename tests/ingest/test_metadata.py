@@ -189,3 +189,12 @@ def test_a_news_report_takes_its_headline_as_title_and_its_dateline_as_date():
     meta = extract_metadata(text)
     assert meta.title == "2.4万人次游客涌入古镇　示范县端午文化周闭幕"
     assert meta.publish_date == dt.date(2026, 6, 21) and meta.provenance["publish_date"] == "news dateline"
+
+
+def test_a_front_matter_company_is_the_issuer_before_the_owning_team():
+    from agentic_rag.ingest.metadata import declared_fields
+
+    fields, extra = declared_fields({"title": "Hybrid Work", "owner": "People Team", "company": "Tarnwell Ltd"},
+                                    "YAML front matter: {}")
+    assert fields["authority"] == ("Tarnwell Ltd", "YAML front matter: company")
+    assert "company" not in extra

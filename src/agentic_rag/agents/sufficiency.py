@@ -104,7 +104,8 @@ def _terms_of(text: str, generation: int) -> frozenset[str]:
 
 
 def _text_of(evidence: Sequence[Evidence]) -> str:
-    return " ".join(f"{e.chunk.title} {e.chunk.clause or ''} {e.chunk.text}" for e in evidence)
+    return " ".join(f"{e.chunk.title} {e.chunk.authority or ''} {e.chunk.clause or ''} {e.chunk.text}"
+                    for e in evidence)
 
 
 def sufficiency_rules(route: RouteDecision, evidence: Sequence[Evidence], *,
@@ -189,7 +190,7 @@ def coverage(entities: Sequence[str], chunks: Sequence[Chunk], needs_bridge: boo
     covered, missing = [], []
     for e in entities:
         fe = fold(e)
-        if any(title_matches(e, c) or fe in fold(c.text) for c in chunks):
+        if any(title_matches(e, c) or fe in fold(f"{c.authority or ''} {c.text}") for c in chunks):
             covered.append(e)
         else:
             missing.append(e)

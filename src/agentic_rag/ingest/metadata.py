@@ -334,7 +334,8 @@ _DECLARED_KEYS: dict[str, str] = {
     **dict.fromkeys(("language", "lang", "locale"), "language"),
 }
 # several keys may name the issuer: the first present in this order wins
-_AUTHORITY_KEYS = ("authority", "issuer", "issued_by", "issuing_body", "publisher", "department",
+_AUTHORITY_KEYS = ("authority", "issuer", "issued_by", "issuing_body", "publisher", "company", "company_name",
+                   "employer", "department",
                    "dept", "owner", "policy_owner", "organization", "organisation", "org", "creator",
                    "author")
 # the <meta> names worth keeping in extra; the rest (viewport, robots, og:image, ...) is page plumbing

@@ -483,7 +483,8 @@ class Reasoner:
                 base[t.key] = C.NAMED_TERM
         # rarer in the evidence -> more telling (a word no chunk mentions weighs the most)
         covers = [shared_cover(f"{e.chunk.title}\n{e.chunk.text}\n{_table_text(e.chunk)}") for e in evidence]
-        implied = {e.chunk.chunk_id: _implied_names(e.chunk.title, e.chunk.text, question) for e in evidence}
+        implied = {e.chunk.chunk_id: _implied_names(e.chunk.title, e.chunk.text, question, e.chunk.authority or "")
+                   for e in evidence}
         n = len(covers)
         # the scene a person sets before asking ("家里水管爆了，", "if I resign with holiday
         # left,") is their own case in their own words, which rules state in general terms: a
@@ -1425,22 +1426,25 @@ _ANAPHOR = re.compile(r"(?:It|He|She|They|This|That|These|Those|Its|His|Her|Thei
 
 
 @lru_cache(maxsize=4096)
-def _implied_names(title: str, text: str, question: str) -> frozenset[str]:
-    """The keys of the names an English question gives that a chunk mentions without writing
-    them out: all of them for an untitled excerpt that names no subject ("The game was launched
-    on ...", "It was released in Japan on ...": it is about what it was found for; a one-line
-    excerpt's title is its own first line), and a name it shortens to its last words
-    ("Valhalla" for "Assassin's Creed Valhalla", "Okafor" for "Grace Okafor"; a name that only
-    ends alike, "Jane Smith" for "John Smith", is another one)."""
-    if is_cjk(question):
-        return frozenset()
+def _implied_names(title: str, text: str, question: str, issuer: str = "") -> frozenset[str]:
+    """The keys of the names a question gives that a chunk mentions without writing them out:
+    the body its document declares as its issuer (a policy's company, named only in its front
+    matter); and, for an English question, all of them for an untitled excerpt that names no
+    subject ("The game was launched on ...", "It was released in Japan on ...": it is about what
+    it was found for; a one-line excerpt's title is its own first line), and a name it shortens
+    to its last words ("Valhalla" for "Assassin's Creed Valhalla", "Okafor" for "Grace Okafor";
+    a name that only ends alike, "Jane Smith" for "John Smith", is another one)."""
     names = _names(question)
+    issued = frozenset(t.key for n in names if issuer and fold(n) in fold(issuer) for t in content_terms(n))
+    if is_cjk(question):
+        return issued
     title, body = unstamped(title).strip(" .…"), unstamped(text).strip(" .…")
     if not (title and not body.startswith(title)) and _ANAPHOR.match(body):
         return frozenset(t.key for n in names for t in content_terms(n))
     said = set(_names(f"{title}\n{text}"))
-    return frozenset(t.key for n in names if any(" ".join(n.split()[i:]) in said for i in range(1, len(n.split())))
-                     for t in content_terms(n))
+    return issued | frozenset(t.key for n in names if any(" ".join(n.split()[i:]) in said
+                                                          for i in range(1, len(n.split())))
+                              for t in content_terms(n))
 
 
 @lru_cache(maxsize=16384)
