@@ -39,6 +39,14 @@ def test_question_words_and_their_parts_are_never_what_the_evidence_is_missing()
     assert "这场" not in key_terms("这场音乐节一共来了多少观众？")
 
 
+def test_what_the_evidence_is_missing_is_named_by_the_readers_word_not_an_index_stem():
+    route = RouteDecision(question="How often are vehicles inspected?",
+                          query="How often are vehicles inspected?", language="en")
+    text = "第四条 参保人员在定点医疗机构发生的普通门诊政策范围内费用，年度起付标准为1000元。"
+    judged = sufficiency_rules(route, [_evidence(text, dt.date(2024, 1, 5))])
+    assert judged.verdict == "INSUFFICIENT" and judged.missing == "vehicles"  # not the stem "vehicl"
+
+
 def test_the_noun_a_question_word_asks_about_is_never_what_the_evidence_is_missing():
     from agentic_rag.agents.sufficiency import key_terms
 

@@ -10,6 +10,8 @@
 
 from __future__ import annotations
 
+import re
+
 from collections.abc import Sequence
 from dataclasses import dataclass
 from functools import lru_cache
@@ -60,7 +62,16 @@ class Sufficiency(BaseModel):
             return "现行有效版本" if zh else "the version in force"
         if weakest == "authority":
             return "权威来源" if zh else "an authoritative source"
-        return (key_terms(route.question) or [route.question])[0]
+        return shown_word((key_terms(route.question) or [route.question])[0], route.question)
+
+
+def shown_word(term: str, text: str) -> str:
+    """The word of ``text`` an index token was made from, to name it to a reader: "remote" for
+    the stem "remot"; the token itself when no word of ``text`` gives it."""
+    for m in re.finditer(r"[A-Za-z][A-Za-z'’-]*", text):
+        if term in tokenize(m.group(0)):
+            return m.group(0)
+    return term
 
 
 def key_terms(text: str) -> list[str]:
@@ -164,7 +175,7 @@ def sufficiency_rules(route: RouteDecision, evidence: Sequence[Evidence], *,
     missing = ""
     if not sufficient:
         if uncovered:
-            missing = uncovered[0]
+            missing = shown_word(uncovered[0], route.query or route.question)
         elif timeliness < 3:
             missing = (f"{pinned[0]}年版本" if pinned else "现行有效版本") if route.language == "zh" else \
                 (f"the {pinned[0]} version" if pinned else "the version in force")
