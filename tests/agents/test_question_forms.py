@@ -365,3 +365,30 @@ def test_a_count_asked_of_one_thing_is_answered_by_the_count_not_the_fine(tmp_pa
     answer = _answer(tmp_path, {"柳川市树木保护条例.txt": GREENING}, "砍了一棵树，要补植几株？")
     assert answer.status == "answered"
     assert "两株" in answer.sentences[0].text
+
+
+KIT_2023 = """---
+title: Home Working Standard
+version: "1.0"
+effective_date: 2023-01-01
+---
+
+# Home Working Standard
+
+## 2. Equipment
+
+2.1 The Company provides a laptop and two monitors. A one-off set-up payment of GBP 150 is made on request.
+"""
+
+KIT_2025 = (KIT_2023.replace('version: "1.0"', 'version: "2.0"').replace("2023-01-01", "2025-01-01")
+            .replace("GBP 150", "GBP 300"))
+
+
+def test_how_many_of_a_thing_carries_no_disagreement_about_another_thing(tmp_path) -> None:
+    # "how many monitors": the monitors are the matter, even as the class of the answer; the two
+    # versions' set-up payments disagree in the same clause, about something not asked
+    answer = _answer(tmp_path, {"home-working-2023.md": KIT_2023, "home-working-2025.md": KIT_2025},
+                     "How many monitors do I get?")
+    assert answer.status == "answered"
+    assert "two monitors" in answer.text
+    assert "GBP" not in answer.text and not answer.conflicts

@@ -1013,7 +1013,8 @@ class Reasoner:
         rules = is_rule_text([s.chunk.title for s in chosen], [s.chunk.clause for s in chosen])
         # the question's things, less the class its question word asks for (哪个城市: the value
         # names it); actions are worded many ways (acquired / acquisition / bought)
-        things = {t.key for t in plan.terms if not t.soft and _thing_word(t) and t.text.lower() not in plan.classes}
+        things = {t.key for t in plan.terms if not t.soft and _thing_word(t) and t.text.lower() not in plan.classes} \
+            or {t.key for t in plan.terms if not t.soft and _thing_word(t)}  # "how many monitors": they are the matter
 
         def beside(group: Sequence[Fact]) -> bool:
             """Whether a disagreement touching no quoted sentence is about something next to the
