@@ -184,15 +184,43 @@ effective_date: 2024-06-01
 """
 
 
+LODGING_A = """---
+title: 差旅费管理办法
+company: 栖川数据科技有限公司
+effective_date: 2025-03-01
+---
+
+# 差旅费管理办法
+
+第六条 住宿费标准：每人每晚不超过600元。
+"""
+
+LODGING_B = """---
+title: 出差管理规定
+company: 蓝湾物流集团有限公司
+effective_date: 2024-05-01
+---
+
+# 出差管理规定
+
+第八条 住宿费标准：每人每晚不超过350元。
+"""
+
+
 @pytest.mark.parametrize(("question", "says", "not_says"), [
     ("How many days a week can I work from home at Tarnwell Systems?", "three days", "one day"),
     ("How many days a week can I work from home at Ossington Foods?", "one day", "three days"),
+    # a Chinese question uses the short name (栖川数据 for 栖川数据科技有限公司)
+    ("栖川数据的员工住宿标准是多少？", "600元", "350元"),
+    ("蓝湾物流的员工住宿标准是多少？", "350元", "600元"),
 ])
 def test_a_company_named_in_front_matter_is_the_policys_own(tmp_path, question: str, says: str,
                                                             not_says: str) -> None:
     # each policy names its company only in its front matter: a question about one company's
     # staff is answered from that company's policy, the other's is about someone else
-    with engine_over(tmp_path, {"hybrid-work.md": HYBRID, "flexible-working.md": FLEXIBLE}) as eng:
+    files = {"hybrid-work.md": HYBRID, "flexible-working.md": FLEXIBLE, "差旅费管理办法.md": LODGING_A,
+             "出差管理规定.md": LODGING_B}
+    with engine_over(tmp_path, files) as eng:
         answer = eng.ask(question)
     assert answer.status == "answered"
     assert says in answer.text and not_says not in answer.text and "missing" not in answer.text

@@ -1438,7 +1438,7 @@ def _implied_names(title: str, text: str, question: str, issuer: str = "") -> fr
     names = _names(question)
     issued = frozenset(t.key for n in names if issuer and fold(n) in fold(issuer) for t in content_terms(n))
     if is_cjk(question):
-        return issued
+        return issued | _issuer_words(question, issuer)
     title, body = unstamped(title).strip(" .…"), unstamped(text).strip(" .…")
     if not (title and not body.startswith(title)) and _ANAPHOR.match(body):
         return frozenset(t.key for n in names for t in content_terms(n))
@@ -1446,6 +1446,32 @@ def _implied_names(title: str, text: str, question: str, issuer: str = "") -> fr
     return issued | frozenset(t.key for n in names if any(" ".join(n.split()[i:]) in said
                                                           for i in range(1, len(n.split())))
                               for t in content_terms(n))
+
+
+#: the fewest characters a Chinese question and its document's issuer share to name the issuer
+#: ("青岩数据" of 青岩数据科技有限公司; two, 数据 or 医疗, are words of many names)
+_ISSUER_RUN = 4
+
+
+@lru_cache(maxsize=4096)
+def _issuer_words(question: str, issuer: str) -> frozenset[str]:
+    """The keys of a Chinese question's words inside a run of at least ``_ISSUER_RUN`` characters
+    it shares with its document's issuer: the company's short name ("青岩数据出差……" for a policy
+    of 青岩数据科技有限公司, which may name it only in its front matter)."""
+    if not issuer:
+        return frozenset()
+    runs: list[str] = []
+    i = 0
+    while i < len(question):
+        j = i
+        while j < len(question) and question[i:j + 1] in issuer:
+            j += 1
+        if j - i >= _ISSUER_RUN and is_cjk(question[i:j]):
+            runs.append(question[i:j])
+            i = j
+        else:
+            i += 1
+    return frozenset(t.key for t in content_terms(question) if t.cjk and any(t.text in r for r in runs))
 
 
 @lru_cache(maxsize=16384)
