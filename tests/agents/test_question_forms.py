@@ -392,3 +392,30 @@ def test_how_many_of_a_thing_carries_no_disagreement_about_another_thing(tmp_pat
     assert answer.status == "answered"
     assert "two monitors" in answer.text
     assert "GBP" not in answer.text and not answer.conflicts
+
+
+CLAIMS_EN = """# Expense Claims
+
+4.1 Claims must be submitted within 20 days of the purchase.
+
+4.2 Approved claims are paid with the next monthly payroll.
+"""
+
+CLAIMS_ZH = """报销管理规定
+
+第十条 报销申请应当在费用发生后二十日内提交。
+
+第十一条 审核通过的报销款随下月工资一并发放。
+"""
+
+
+@pytest.mark.parametrize(("files", "question", "says"), [
+    ({"expense-claims.md": CLAIMS_EN}, "When are approved claims paid?", "next monthly payroll"),
+    ({"报销管理规定.txt": CLAIMS_ZH}, "审核通过的报销款什么时候发放？", "随下月工资"),
+])
+def test_a_time_tied_to_the_pay_cycle_answers_when(tmp_path, files, question: str, says: str) -> None:
+    # "with the next monthly payroll" tells when as a date would; the filing deadline beside it
+    # is a span of days for another act
+    answer = _answer(tmp_path, files, question)
+    assert answer.status == "answered"
+    assert says in answer.sentences[0].text

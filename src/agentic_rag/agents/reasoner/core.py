@@ -90,6 +90,7 @@ from agentic_rag.agents.reasoner.question import (
     analyze,
     asked_meaning,
     carries,
+    PAY_CYCLE,
     fills_slot,
     is_proper_name,
     lists_items,
@@ -768,8 +769,10 @@ class Reasoner:
         kinds = new_quantity_kinds(s.quote, plan.question) if wants.quantity else frozenset()
         if kinds:
             fit = C.NEW_VALUE + (C.KIND_MATCH if wants.kinds & kinds else 0.0)
-        elif wants.quantity and (states_none(s.text, wants.kinds) or states_whole(s.text, wants.kinds)):
-            # "there is no minimum length of service" answers "how long", "账户全部余额" how much
+        elif wants.quantity and (states_none(s.text, wants.kinds) or states_whole(s.text, wants.kinds)) \
+                or wants.answer_type == "date" and PAY_CYCLE.search(s.text):
+            # "there is no minimum length of service" answers "how long", "账户全部余额" how much,
+            # "paid with the next payroll run" when
             fit = C.NEW_VALUE + C.KIND_MATCH
         elif wants.answer_type in _NAME_TYPES and carries(wants.answer_type, s.text, plan.question):
             # a proper name the question does not give (南宁, "Nick Hexum") beats a role word

@@ -38,7 +38,7 @@ from agentic_rag.text.quantities import CLOCK_TIME, extract_quantities, rate_mea
 
 __all__ = ["states_none", "states_whole", "asks_money", "counts_in", "Asked", "AnswerType", "analyze", "split_asks", "carries", "unasked_kind", "is_proper_name", "names_new", "quotes_new_name", "new_quantity_kinds",
            "lists_items",
-           "reads_as_procedure", "fills_slot", "subject_of", "scene", "asked_meaning", "defines", "ordinals", "CONSTRAINING",
+           "reads_as_procedure", "fills_slot", "PAY_CYCLE", "subject_of", "scene", "asked_meaning", "defines", "ordinals", "CONSTRAINING",
            "measured_kind"]
 
 AnswerType = str  # one of ANSWER_TYPES
@@ -327,6 +327,11 @@ _DATE_WORDS = re.compile(
     # "期满后", "upon receipt", "before the trip"
     r"时\s*(?:起|止|成立|生效|终止|届满|[。；;]|$)|之时|随时|的同时|届满|期满|(?:之|以)[前后]|\b(?:upon|prior to|until|"
     r"as soon as|at any time|immediately)\b", re.I)
+#: a time a rule ties to the pay cycle ("paid with the next payroll run", "随次月工资一并发放"):
+#: as much an answer to "when" as a date is
+PAY_CYCLE = re.compile(r"\b(?:with|in|on|through)\s+(?:the\s+)?(?:next|following|same)\s+(?:monthly\s+)?"
+                       r"(?:payroll|pay\s*(?:run|day|date|cycle)|salary\s+payment)|\bon\s+(?:the\s+next\s+)?pay\s*day\b|"
+                       r"[随与](?:次月|下月|当月|本月|下一个月)(?:的)?工资|工资发放日|发薪日", re.I)
 #: a role or office that answers "who" in rule text (由部门负责人审批, approved by the manager)
 _ROLE = re.compile(r"由[^，。；]{1,20}(?:审批|批准|负责|办理|审核|决定|确定|担任|执导|主演)|负责人|担任|出任|当选|执导|主演|饰演|"
                    r"获得|夺得|率领|领衔|\b(?:approv\w* (?:by|of)|manager|director|president|officer|head|"
@@ -1008,7 +1013,7 @@ def _carries(answer_type: str, sentence: str) -> bool:
     if answer_type == "sanction":
         return bool(_SANCTION.search(sentence))
     if answer_type == "date":
-        return bool(_DATE_WORDS.search(sentence) or CLOCK_TIME.search(sentence)) \
+        return bool(_DATE_WORDS.search(sentence) or CLOCK_TIME.search(sentence) or PAY_CYCLE.search(sentence)) \
             or any(q.kind in ("date", "duration") for q in extract_quantities(sentence))
     if answer_type == "number":
         # a year or a date is no amount: "2021年" does not answer "how much in 2021"
