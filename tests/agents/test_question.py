@@ -56,6 +56,10 @@ from agentic_rag.agents.reasoner.question import (
     ("施工单位夜间违规作业会受到什么处罚", "sanction"),
     ("What is the penalty for missing the filing deadline?", "sanction"),
     ("在绿地里烧烤要罚多少钱？", "number"),  # a sum of money is a number
+    # "when" inside a clause is a conjunction; opening the question or a clause of it, it asks
+    ("Which couriers may be used when the depot van is booked?", "list"),
+    ("Who signs the form when the line manager is away?", "person"),
+    ("If the train is late, when must I tell my supervisor?", "date"),
 ])
 def test_the_answer_type_comes_from_the_question_wording(question: str, kind: str) -> None:
     assert analyze(question).answer_type == kind

@@ -117,7 +117,10 @@ _COMPARISON = re.compile(
 _DATE = re.compile(
     r"什么时候|何时|哪天|哪一天|哪年|哪一年|几月|几号|几点|什么时间|日期|(?<!多长)(?<!多少)时间\s*(?:是|为)?\s*[？?]?\s*$|"
     r"(?:开始|结束|举行|举办|上映|开幕|闭幕|发布|召开)(?:的)?(?:时间|日期)|"
-    r"\bwhen\b|\bwhat (?:year|date|day|month|time)\b|\bwhich (?:year|date|day|month)\b|\bon what date\b|"
+    # "when" asks where it opens the question or a clause of it ("…, and when does it end?",
+    # "tell me when …"); inside a clause it is a conjunction ("the meal limit when travelling")
+    r"(?:^\s*|[,;:]\s*|\b(?:and|or|but|until|since|by|from|know|tell me|ask|wonder|wondering)\s+)when\b|"
+    r"\bwhat (?:year|date|day|month|time)\b|\bwhich (?:year|date|day|month)\b|\bon what date\b|"
     r"\bin what year\b|\b(?:release|premiere|launch|start|end|opening|closing|birth|death|due) date\b|"
     r"\bdate of\b|\b(?:what|when)(?:'s|\s+is|\s+was)\s+(?:the\s+)?(?:[\w-]+\s+)?(?:deadline|cut-?off)\b|\bby when\b|"
     r"截止(?:时间|日期)?(?:是)?\s*[？?]?\s*$", re.I)
