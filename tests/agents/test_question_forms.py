@@ -419,3 +419,24 @@ def test_a_time_tied_to_the_pay_cycle_answers_when(tmp_path, files, question: st
     answer = _answer(tmp_path, files, question)
     assert answer.status == "answered"
     assert says in answer.sentences[0].text
+
+
+@pytest.mark.parametrize(("question", "first", "other"), [
+    ("What was the set-up payment before the change?", "GBP 150", "GBP 300"),
+    ("How much is the set-up payment?", "GBP 300", "GBP 150"),
+])
+def test_a_question_for_the_value_before_a_change_is_answered_by_the_older_version(
+        tmp_path, question: str, first: str, other: str) -> None:
+    answer = _answer(tmp_path, {"home-working-2023.md": KIT_2023, "home-working-2025.md": KIT_2025}, question)
+    assert answer.status == "answered"
+    assert first in answer.sentences[0].text
+    # the other version is named in the conflict, which the asked one wins
+    conflict = answer.conflicts[0]
+    assert first in conflict.values[0].value and other in conflict.values[1].value
+
+
+def test_a_chinese_question_for_the_rule_before_its_amendment():
+    from agentic_rag.agents.reasoner.question import ASKS_FORMER
+
+    assert ASKS_FORMER.search("修改前砍一棵树要补植几株？") and ASKS_FORMER.search("原来的标准是多少？")
+    assert not ASKS_FORMER.search("修改后的标准是多少？") and not ASKS_FORMER.search("What is the limit now?")

@@ -3,7 +3,9 @@
 Arbitration applies these rules in order; the first that separates the candidates decides and is
 named in :attr:`Conflict.rule`:
 
-1. ``pinned version 2023`` — the question asked for a version ("按照2023年的规定").
+1. ``pinned version 2023`` — the question asked for a version ("按照2023年的规定"); or
+   ``the version before the change`` — it asked for the value before a change ("修改前……",
+   "what did it use to be"): the older version wins.
 2. ``override`` — a pin from the overrides file (:mod:`agentic_rag.agents.overrides`).
 3. ``superseded`` — a superseded or repealed source never wins against a current one.
 4. ``newer (≥1 year)`` — publish dates at least a year apart: the newer document wins.
@@ -23,6 +25,7 @@ from dataclasses import dataclass, field
 from agentic_rag.agents.overrides import OverrideRule
 from agentic_rag.text.clauses import clause_matches
 from agentic_rag.agents.reasoner.conflicts import Fact, matter_label, matter_terms, same_matter, stated
+from agentic_rag.agents.reasoner.question import ASKS_FORMER
 from agentic_rag.types import Chunk, Conflict, ConflictValue, RouteDecision
 
 __all__ = ["Arbiter", "DEFAULT_AUTHORITY_WEIGHTS", "Decision", "authority_level"]
@@ -68,7 +71,7 @@ def _age_years(chunk: Chunk, today: dt.date) -> float | None:
 @dataclass
 class Decision:
     winner: Fact
-    rule: str  # short rule key: pinned, override, superseded, newer, authority, tie
+    rule: str  # short rule key: pinned, former, override, superseded, newer, authority, tie
     detail: str = ""  # the pinned year or the override's reason
     candidates: list[Fact] = field(default_factory=list)  # every value that was weighed
 
@@ -76,6 +79,7 @@ class Decision:
     def label(self) -> str:
         return {
             "pinned": f"pinned version {self.detail}",
+            "former": "the version before the change",
             "override": f"override: {self.detail}",
             "superseded": "superseded",
             "newer": "newer (≥1 year)",
@@ -117,6 +121,11 @@ class Arbiter:
                 if len(hit) == 1:
                     return Decision(hit[0], "pinned", pinned)
                 cands = hit
+        if route is not None and ASKS_FORMER.search(route.question):
+            # "修改前……", "what did it use to be": the older of two dated versions answers
+            dated = [f for f in cands if f.chunk.version_date]
+            if len(dated) >= 2 and len({f.chunk.version_date for f in dated}) > 1:
+                return Decision(min(dated, key=lambda f: (f.chunk.version_date, f.rank)), "former")
         for rule in self.overrides:
             if rule.matter and not same_matter(matter_terms(rule.matter), matter_terms(matter)):
                 continue

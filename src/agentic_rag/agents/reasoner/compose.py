@@ -47,10 +47,12 @@ TEMPLATES: dict[str, dict[str, str]] = {
 }
 
 RULE_WORDS: dict[str, dict[str, str]] = {
-    "zh": {"pinned": "问题指定{v}年版本", "override": "人工指定：{v}", "superseded": "新版本优先，旧版已失效",
+    "zh": {"pinned": "问题指定{v}年版本", "former": "问题询问修改前的规定", "override": "人工指定：{v}",
+           "superseded": "新版本优先，旧版已失效",
            "newer": "发布时间相差一年以上，新文件优先", "authority": "发文机关权威性×时效加权",
            "tie": "无法判定"},
-    "en": {"pinned": "the question asks for the {v} version", "override": "manual override: {v}",
+    "en": {"pinned": "the question asks for the {v} version", "former": "the question asks for the value before the change",
+           "override": "manual override: {v}",
            "superseded": "the newer version supersedes the old one",
            "newer": "published at least a year later, the newer document wins",
            "authority": "issuing authority weighted by recency", "tie": "undecided"},

@@ -90,6 +90,7 @@ from agentic_rag.agents.reasoner.question import (
     analyze,
     asked_meaning,
     carries,
+    ASKS_FORMER,
     PAY_CYCLE,
     fills_slot,
     is_proper_name,
@@ -325,7 +326,8 @@ class Reasoner:
             candidates = self._prefer_disputed(candidates)
         chosen, extra = self._select(_current(candidates, route), plan)
         conflicts, decisions, chosen = self._conflicts(candidates, chosen, plan, route)
-        if route.version in ("", "latest"):  # "按照2019年的条例": the version asked is the one to quote
+        if route.version in ("", "latest") and not ASKS_FORMER.search(question):
+            # "按照2019年的条例", "修改前": the version asked is the one to quote
             chosen = _as_in_force(chosen, candidates)
         chosen = self._with_references(chosen, candidates, usable, plan, route, lang)
         # the direct answer first; sentences that only add words or siblings while it stays short
@@ -400,6 +402,9 @@ class Reasoner:
         if asks_conflict:
             # "不一致", "为准", "prevail" say that sources disagree, not what about
             q_terms = [replace(t, soft=True) if _CONFLICT_WORDS.search(t.text) else t for t in q_terms]
+        if former := ASKS_FORMER.search(question):
+            # "修改前", "before the change": which version is asked, not a thing of its own
+            q_terms = [replace(t, soft=True) if t.text.lower() in former.group(0).lower() else t for t in q_terms]
         # the noun a question word asks about names the answer's class, which documents state
         # an instance of: "哪个部门" is answered by 公安机关, "which countries" by "India, Peru";
         # a question is not out of scope for lacking it
@@ -2038,8 +2043,8 @@ def _current(candidates: list[_Sentence], route: RouteDecision) -> list[_Sentenc
     """The candidates that may answer: a superseded version's sentence does not when the
     version in force has the same clause in the evidence (unless the question pins a version).
     It still counts for conflicts: its value is named as the superseded one."""
-    if (route.version or "latest") != "latest":
-        return candidates
+    if (route.version or "latest") != "latest" or ASKS_FORMER.search(route.question):
+        return candidates  # a version asked for, or the one before a change
     live = {(s.chunk.title, s.chunk.clause) for s in candidates if s.chunk.status == "active" and s.chunk.clause}
     kept = [s for s in candidates if s.chunk.status == "active" or (s.chunk.title, s.chunk.clause) not in live]
     return kept or candidates

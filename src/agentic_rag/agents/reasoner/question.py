@@ -38,7 +38,7 @@ from agentic_rag.text.quantities import CLOCK_TIME, extract_quantities, rate_mea
 
 __all__ = ["states_none", "states_whole", "asks_money", "counts_in", "Asked", "AnswerType", "analyze", "split_asks", "carries", "unasked_kind", "is_proper_name", "names_new", "quotes_new_name", "new_quantity_kinds",
            "lists_items",
-           "reads_as_procedure", "fills_slot", "PAY_CYCLE", "subject_of", "scene", "asked_meaning", "defines", "ordinals", "CONSTRAINING",
+           "reads_as_procedure", "fills_slot", "PAY_CYCLE", "ASKS_FORMER", "subject_of", "scene", "asked_meaning", "defines", "ordinals", "CONSTRAINING",
            "measured_kind"]
 
 AnswerType = str  # one of ANSWER_TYPES
@@ -335,6 +335,13 @@ _DATE_WORDS = re.compile(
 PAY_CYCLE = re.compile(r"\b(?:with|in|on|through)\s+(?:the\s+)?(?:next|following|same)\s+(?:monthly\s+)?"
                        r"(?:payroll|pay\s*(?:run|day|date|cycle)|salary\s+payment)|\bon\s+(?:the\s+next\s+)?pay\s*day\b|"
                        r"[随与](?:次月|下月|当月|本月|下一个月)(?:的)?工资|工资发放日|发薪日", re.I)
+#: a question for the value before a change ("修改前……", "what did it use to be"): of two versions
+#: that disagree, the older one answers
+ASKS_FORMER = re.compile(r"(?:修改|修订|修正|调整|变更)(?:之|以)?前|原来|原先|以前的?(?:规定|标准|版本|政策)|"
+                         r"旧版|老版|之前的?(?:规定|标准|版本|政策)|"
+                         r"\bused to\b|\buse to be\b|\bpreviously\b|\bformerly\b|\bbefore the (?:change|amendment|update|revision)\b|"
+                         r"\b(?:the )?(?:old|previous|earlier|original|prior) (?:version|policy|rule|rate|limit|amount)\b",
+                         re.I)
 #: a role or office that answers "who" in rule text (由部门负责人审批, approved by the manager)
 _ROLE = re.compile(r"由[^，。；]{1,20}(?:审批|批准|负责|办理|审核|决定|确定|担任|执导|主演)|负责人|担任|出任|当选|执导|主演|饰演|"
                    r"获得|夺得|率领|领衔|\b(?:approv\w* (?:by|of)|manager|director|president|officer|head|"
