@@ -22,9 +22,8 @@ FLEET = """# Van Fleet Rules
 
 @pytest.fixture(scope="module")
 def engine(tmp_path_factory: pytest.TempPathFactory) -> Engine:
-    eng = engine_over(tmp_path_factory.mktemp("long"), {"van-fleet-rules.md": FLEET})
-    yield eng
-    eng.close()
+    with engine_over(tmp_path_factory.mktemp("long"), {"van-fleet-rules.md": FLEET}) as eng:
+        yield eng
 
 
 def test_the_clause_stating_the_time_asked_is_quoted_first(engine: Engine) -> None:

@@ -24,9 +24,8 @@ TRAVEL = """# Staff Travel Rules
 
 @pytest.fixture(scope="module")
 def engine(tmp_path_factory: pytest.TempPathFactory) -> Engine:
-    eng = engine_over(tmp_path_factory.mktemp("who"), {"staff-travel-rules.md": TRAVEL})
-    yield eng
-    eng.close()
+    with engine_over(tmp_path_factory.mktemp("who"), {"staff-travel-rules.md": TRAVEL}) as eng:
+        yield eng
 
 
 @pytest.mark.parametrize(("sentence", "question", "fills"), [

@@ -65,11 +65,10 @@ AMENDMENT = """漪湖市人民政府关于修改《漪湖游船管理办法》�
 
 @pytest.fixture(scope="module")
 def engine(tmp_path_factory: pytest.TempPathFactory) -> Engine:
-    eng = engine_over(tmp_path_factory.mktemp("boats"), {"漪湖游船管理办法_2020.txt": ACT,
-                                                         "漪湖市关于修改游船管理办法的决定_2024.txt": AMENDMENT},
-                      retrieval={"k": 8})
-    yield eng
-    eng.close()
+    with engine_over(tmp_path_factory.mktemp("boats"), {"漪湖游船管理办法_2020.txt": ACT,
+                                                        "漪湖市关于修改游船管理办法的决定_2024.txt": AMENDMENT},
+                     retrieval={"k": 8}) as eng:
+        yield eng
 
 
 def test_the_clauses_a_penalty_names_as_breached_are_read_from_it():

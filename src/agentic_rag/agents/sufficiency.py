@@ -199,9 +199,10 @@ def coverage(entities: Sequence[str], chunks: Sequence[Chunk], needs_bridge: boo
     """Are the question's entities found in the passages (title or text), and, when the question
     asks to follow a relation, has a bridge entity's own passage been retrieved?"""
     covered, missing = [], []
+    said = [fold(f"{c.authority or ''} {c.text}") for c in chunks]  # the issuer may name it alone
     for e in entities:
         fe = fold(e)
-        if any(title_matches(e, c) or fe in fold(f"{c.authority or ''} {c.text}") for c in chunks):
+        if any(title_matches(e, c) or fe in text for c, text in zip(chunks, said)):
             covered.append(e)
         else:
             missing.append(e)

@@ -237,6 +237,8 @@ class _Plan:
     measures: frozenset[str] = frozenset()
     #: the keys of its verbs (设在, 举行, "resign"): the act asked about, which documents word many ways
     acts: frozenset[str] = frozenset()
+    #: it asks for the value before a change ("修改前", "what did it use to be"): :data:`ASKS_FORMER`
+    former: bool = False
 
 
 def _is_soft(key: str, plan: _Plan) -> bool:
@@ -324,9 +326,9 @@ class Reasoner:
 
         if plan.asks_conflict:
             candidates = self._prefer_disputed(candidates)
-        chosen, extra = self._select(_current(candidates, route), plan)
+        chosen, extra = self._select(_current(candidates, route, plan.former), plan)
         conflicts, decisions, chosen = self._conflicts(candidates, chosen, plan, route)
-        if route.version in ("", "latest") and not ASKS_FORMER.search(question):
+        if route.version in ("", "latest") and not plan.former:
             # "按照2019年的条例", "修改前": the version asked is the one to quote
             chosen = _as_in_force(chosen, candidates)
         chosen = self._with_references(chosen, candidates, usable, plan, route, lang)
@@ -402,7 +404,7 @@ class Reasoner:
         if asks_conflict:
             # "不一致", "为准", "prevail" say that sources disagree, not what about
             q_terms = [replace(t, soft=True) if _CONFLICT_WORDS.search(t.text) else t for t in q_terms]
-        if former := ASKS_FORMER.search(question):
+        if (former := ASKS_FORMER.search(question)) is not None:
             # "修改前", "before the change": which version is asked, not a thing of its own
             q_terms = [replace(t, soft=True) if t.text.lower() in former.group(0).lower() else t for t in q_terms]
         # the noun a question word asks about names the answer's class, which documents state
@@ -615,7 +617,7 @@ class Reasoner:
                      whole, asked, mixed_bigrams(question), coverage=coverage, question=question,
                      asks_conflict=asks_conflict, hop=needs_hop(question), classes=frozenset(classes),
                      implied=implied, asked_keys=asked_keys, measures=frozenset(measures),
-                     acts=frozenset(t.key for t in terms if _act_word(t)))
+                     acts=frozenset(t.key for t in terms if _act_word(t)), former=former is not None)
 
     def _rewrite_found(self, t: Term, question: str, evidence: TextCover) -> bool:
         """Whether the evidence says what the Router's colloquial rule rewrote a question word
@@ -1019,10 +1021,11 @@ class Reasoner:
         # "什么是X" asks what X means: only a disagreement over the definition given concerns it
         meaning = asked_meaning(plan.question) is not None
         rules = is_rule_text([s.chunk.title for s in chosen], [s.chunk.clause for s in chosen])
-        # the question's things, less the class its question word asks for (哪个城市: the value
-        # names it); actions are worded many ways (acquired / acquisition / bought)
-        things = {t.key for t in plan.terms if not t.soft and _thing_word(t) and t.text.lower() not in plan.classes} \
-            or {t.key for t in plan.terms if not t.soft and _thing_word(t)}  # "how many monitors": they are the matter
+        # the question's things (actions are worded many ways: acquired / acquisition / bought),
+        # less the class its question word asks for (哪个城市: the value names it) unless that
+        # class is the only thing ("how many monitors": then it is the matter)
+        matter = [t for t in plan.terms if not t.soft and _thing_word(t)]
+        things = {t.key for t in matter if t.text.lower() not in plan.classes} or {t.key for t in matter}
 
         def beside(group: Sequence[Fact]) -> bool:
             """Whether a disagreement touching no quoted sentence is about something next to the
@@ -2039,11 +2042,12 @@ def _version_factor(chunk: Chunk, route: RouteDecision) -> float:
     return 1.0 if chunk.status == "active" else C.NOT_IN_FORCE
 
 
-def _current(candidates: list[_Sentence], route: RouteDecision) -> list[_Sentence]:
+def _current(candidates: list[_Sentence], route: RouteDecision, former: bool = False) -> list[_Sentence]:
     """The candidates that may answer: a superseded version's sentence does not when the
-    version in force has the same clause in the evidence (unless the question pins a version).
-    It still counts for conflicts: its value is named as the superseded one."""
-    if (route.version or "latest") != "latest" or ASKS_FORMER.search(route.question):
+    version in force has the same clause in the evidence (unless the question pins a version or
+    asks for the one before a change, ``former``). It still counts for conflicts: its value is
+    named as the superseded one."""
+    if (route.version or "latest") != "latest" or former:
         return candidates  # a version asked for, or the one before a change
     live = {(s.chunk.title, s.chunk.clause) for s in candidates if s.chunk.status == "active" and s.chunk.clause}
     kept = [s for s in candidates if s.chunk.status == "active" or (s.chunk.title, s.chunk.clause) not in live]
