@@ -156,6 +156,35 @@ def test_a_name_typed_without_its_accents_is_the_name(tmp_path, question: str) -
     assert "missing" not in answer.text  # nothing of the question is reported as not found
 
 
+DEVICES = """---
+title: Device Security Standard
+---
+
+# Device Security Standard
+
+## 3. Locking
+
+3.1 A laptop locks itself after 5 minutes without use.
+
+## 4. Protection
+
+4.1 Disabling or bypassing anti-virus software on a company laptop is a serious breach and may lead to dismissal.
+
+4.2 A lost laptop is reported to the service desk within 4 hours.
+"""
+
+
+@pytest.mark.parametrize("question", [
+    "What happens if I turn off the antivirus on my laptop?",
+    "What happens if I turn off the anti-virus on my laptop?",
+])
+def test_a_hyphenated_word_is_the_word_written_closed(tmp_path, question: str) -> None:
+    with engine_over(tmp_path, {"devices.md": DEVICES}) as eng:
+        answer = eng.ask(question)
+    assert answer.status == "answered", answer.text
+    assert answer.text.startswith("Disabling or bypassing anti-virus software"), answer.text
+
+
 HYBRID = """---
 title: Hybrid Work Policy
 company: Tarnwell Systems

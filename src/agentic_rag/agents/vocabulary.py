@@ -161,6 +161,7 @@ def _spread(word: str) -> re.Pattern[str]:
 
 _SPACES = re.compile(r"\s+")
 _WORDS = re.compile(r"[a-z]+(?:'[a-z]+)?")
+_HYPHENATED = re.compile(r"\b[a-z]+(?:-[a-z]+)+\b")
 
 
 #: answers of :meth:`TextCover.covers` kept, all covers together (past it they are forgotten
@@ -176,7 +177,8 @@ class TextCover:
         normed = norm(text)
         self.text = _SPACES.sub("", normed)
         self.spaced = " " + _SPACES.sub(" ", normed) + " "
-        self.stems = set(stems(_WORDS.findall(normed)))
+        # a hyphenated word also counts in its closed spelling ("anti-virus": antivirus)
+        self.stems = set(stems(_WORDS.findall(normed) + [w.replace("-", "") for w in _HYPHENATED.findall(normed)]))
         self._related: dict[str, bool] = {}
 
     def _text_for(self, word: str) -> str:
