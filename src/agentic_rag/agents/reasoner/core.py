@@ -327,7 +327,7 @@ class Reasoner:
         if plan.asks_conflict:
             candidates = self._prefer_disputed(candidates)
         chosen, extra = self._select(_current(candidates, route, plan.former), plan)
-        conflicts, decisions, chosen = self._conflicts(candidates, chosen, plan, route)
+        conflicts, decisions, chosen, touched = self._conflicts(candidates, chosen, plan, route)
         if route.version in ("", "latest") and not plan.former:
             # "按照2019年的条例", "修改前": the version asked is the one to quote
             chosen = _as_in_force(chosen, candidates)
@@ -335,6 +335,11 @@ class Reasoner:
         # the direct answer first; sentences that only add words or siblings while it stays short
         limit = self.settings.max_answer_chars * plan.wants.asks * (1.0 if lang == "zh" else 1.5)
         chosen = _within(chosen, extra, int(limit), lang)
+        # a disagreement reported for a clause the answer no longer quotes (an added sentence
+        # that did not fit) concerns nothing the answer says
+        quoted = {s.chunk.chunk_id for s in chosen}
+        kept = [i for i, ids in enumerate(touched) if ids is None or ids & quoted]
+        conflicts, decisions = [conflicts[i] for i in kept], [decisions[i] for i in kept]
 
         answer = self._compose(question, route, lang, chosen, conflicts, decisions)
         gaps = [abstention.gap_phrase(question, [t for t in plan.missing if t in p.terms] or p.terms, lang, topic)
@@ -914,7 +919,11 @@ class Reasoner:
         return sorted(candidates, key=lambda s: (-s.score, s.idx, s.offset))
 
     def _conflicts(self, candidates: list[_Sentence], chosen: list[_Sentence], plan: _Plan,
-                   route: RouteDecision) -> tuple[list[Conflict], list[Decision], list[_Sentence]]:
+                   route: RouteDecision
+                   ) -> tuple[list[Conflict], list[Decision], list[_Sentence], list[set[str] | None]]:
+        """The disagreements the answer reports, their decisions, the chosen sentences with each
+        decided one's winner in place of the losers, and per disagreement the chunk ids of the
+        quoted sentences it is about (``None``: about the question as a whole, not one of them)."""
         floor = max(self.settings.abstain_below * C.EXTRA_OF_THRESHOLD, chosen[0].support * C.CONFLICT_OF_BEST)
         relevant = [s for s in candidates if s.support >= floor or s in chosen][:40]
         # another document's version of a chosen sentence (the older rule, the provincial copy)
@@ -986,7 +995,7 @@ class Reasoner:
         groups = [g for g in (amended_only(g) for g in groups) if g and _one_subject(g) and not items_apart(g)
                   and _about_question(g, plan, route.question, [owner[id(f)] for f in g], chosen)]
         if not groups:
-            return [], [], chosen
+            return [], [], chosen, []
         keyset = {t.key for t in plan.terms}
 
         # the question's characters: of two disagreements in the same two clauses, the one whose
@@ -1016,6 +1025,7 @@ class Reasoner:
         seen_pairs: set[frozenset[str]] = set()
         seen_values: set[frozenset[str]] = set()
         named: dict[str, list[ConflictValue]] = {}
+        touched: list[set[str] | None] = []
         result = list(chosen)
         lead = chosen[0].support
         # "什么是X" asks what X means: only a disagreement over the definition given concerns it
@@ -1027,24 +1037,36 @@ class Reasoner:
         matter = [t for t in plan.terms if not t.soft and _thing_word(t)]
         things = {t.key for t in matter if t.text.lower() not in plan.classes} or {t.key for t in matter}
 
-        def beside(group: Sequence[Fact]) -> bool:
-            """Whether a disagreement touching no quoted sentence is about something next to the
-            question, not in it: it scores well below the answer, or (rule text words a matter
-            alike wherever it states it) its sentences say less of the question than an answer
-            sentence does ("20 weeks of leave" beside "8 weeks' notice before your leave
-            starts"), or (prose words it otherwise: "在武汉举办" / "点亮大武汉") they do not
-            name the thing asked (净利润 beside 营收). Headings count."""
+        def concerns(group: Sequence[Fact]) -> set[str] | None:
+            """What a disagreement touching no quoted sentence is about: ``None`` when it is about
+            something next to the question, not in it: it scores well below the answer, or (rule
+            text words a matter alike wherever it states it) its sentences say less of the
+            question than an answer sentence does ("20 weeks of leave" beside "8 weeks' notice
+            before your leave starts"), or (prose words it otherwise: "在武汉举办" / "点亮大武汉")
+            they do not name the thing asked (净利润 beside 营收); else the chunk ids of the
+            quoted sentences whose things it speaks of (empty: the question's, in prose). Headings
+            count."""
             said = [owner[id(f)].hits | owner[id(f)].head_hits for f in group]
             if meaning or max(owner[id(f)].support for f in group) < C.UNRELATED_CONFLICT * lead:
-                return True
+                return None
             if rules:
-                return not any(all(c.hits & things <= s for s in said) for c in chosen)
-            return not all(plan.asked_keys <= s for s in said)
+                # a quoted sentence that names none of the question's things (the consequence
+                # after the clause that answers) tells nothing of what a disagreement is about
+                naming = [c for c in chosen if c.hits & things] or chosen
+                about = {c.chunk.chunk_id for c in naming if all(c.hits & things <= s for s in said)}
+                return about or None
+            return set() if all(plan.asked_keys <= s for s in said) else None
 
         for group in groups:
             pair = _pair(group)
             touches = any(owner[id(f)] in chosen for f in group)
-            if not touches and beside(group):
+            about = concerns(group)
+            if touches:
+                # one touching a quoted sentence is about it (and, in prose naming the thing
+                # asked, about the question whatever the answer keeps)
+                own = {owner[id(f)].chunk.chunk_id for f in group if owner[id(f)] in chosen}
+                about = set() if about == set() else own | (about or set())
+            elif about is None:
                 continue
             values = frozenset(_value_key(str(f.quantity.raw)) for f in group)
             if len(values) < 2 or pair in seen_pairs or values in seen_values or len(conflicts) >= 2:
@@ -1059,9 +1081,12 @@ class Reasoner:
                 named.setdefault(v.chunk_id, []).append(v)
             conflicts.append(conflict)
             decisions.append(decision)
+            touched.append(about or None)
             if decision.rule == "tie":
                 continue  # no value won: the answer keeps what it quoted, the conflict says why
             winner_sentence = owner[id(decision.winner)]
+            if about:
+                about.add(winner_sentence.chunk.chunk_id)
             for f in group:
                 s = owner[id(f)]
                 if f is decision.winner or s not in result:
@@ -1071,7 +1096,7 @@ class Reasoner:
                     result.pop(pos)
                 else:
                     result[pos] = winner_sentence
-        return conflicts, decisions, result
+        return conflicts, decisions, result, touched
 
     # -- two-thing questions ---------------------------------------------------------------
     def _compare(self, question: str, route: RouteDecision, lang: str,
