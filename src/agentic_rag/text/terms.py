@@ -379,6 +379,11 @@ def content_terms(text: str) -> list[Term]:
     return list(_content_terms(text, dictionary_generation()))
 
 
+_ORDINALS_EN = frozenset("first second third fourth fifth".split())
+#: words after an ordinal that are no noun it qualifies ("the first to ...", "first of all")
+_NOT_NOUN_EN = "of|to|in|on|at|by|for|and|or|than|with|from|is|was|are|were|be|been"
+
+
 @lru_cache(maxsize=8192)
 def _content_terms(text: str, generation: int) -> tuple[Term, ...]:
     seen: set[str] = set()
@@ -399,7 +404,10 @@ def _content_terms(text: str, generation: int) -> tuple[Term, ...]:
             if low in QUESTION_EN or len(low) < 2:
                 continue
             key, cjk = stem(low), False
-            soft = key in SOFT_EN or low in GENERIC_EN
+            # an ordinal before its noun picks one of several ("the first time", "a second
+            # offence"); alone it compares ("which came first?")
+            soft = (key in SOFT_EN or low in GENERIC_EN) and not (
+                low in _ORDINALS_EN and re.search(rf"\b{low}\s+(?!(?:{_NOT_NOUN_EN})\b)[a-z]", text, re.I))
         if key in seen:
             continue
         seen.add(key)

@@ -367,9 +367,10 @@ _LIST_MARK = re.compile(r"[、]|[,，;；].*[,，;；]|或者|以及|和|及|与
                         r"[:：]\s*\S+", re.I)
 
 
-#: how a sentence that says what to do reads (可以向……投诉, "may", "must", "requires approval")
+#: how a sentence that says what to do reads (可以向……投诉, "may", "must", "requires approval"),
+#: or what follows from an act ("results in a written warning", "is treated as gross misconduct")
 _PROCEDURE = re.compile(r"可以向|投诉|举报|申请仲裁|提起诉讼|补办|办理|提交|申请|\b(?:may|can|must|will be|requires?|"
-                        r"approval|submit\w*|appl(?:y|ies|ied))\b", re.I)
+                        r"approval|submit\w*|appl(?:y|ies|ied)|results? in|leads? to|(?:is|are) treated as)\b", re.I)
 
 
 def lists_items(sentence: str) -> bool:
@@ -379,7 +380,8 @@ def lists_items(sentence: str) -> bool:
 
 def reads_as_procedure(sentence: str) -> bool:
     """Whether ``sentence`` says what to do or what may be done (an answer to 怎么办 / how do I),
-    or what a term means (an answer to 什么是 / what is meant by)."""
+    what follows from an act (to "what happens if"), or what a term means (an answer to 什么是 /
+    what is meant by)."""
     return bool(_PROCEDURE.search(sentence) or _DEFINES.search(sentence))
 
 
