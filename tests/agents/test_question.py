@@ -104,6 +104,18 @@ def test_a_question_asking_for_a_length_of_time_wants_a_duration(question, kinds
     assert asked.quantity and kinds <= asked.kinds
 
 
+@pytest.mark.parametrize("question, kind", [
+    # a rate per unit is a sum of money for each unit ...
+    ("What rate per mile is paid for a private van?", "money"),
+    ("What is the hourly rate for weekend cover?", "money"),
+    # ... a rate alone a share
+    ("What is the employer's contribution rate?", "percent"),
+])
+def test_a_rate_per_unit_asks_for_money(question: str, kind: str) -> None:
+    asked = analyze(question)
+    assert asked.quantity and kind in asked.kinds and asked.kinds & {"money", "percent"} == {kind}
+
+
 @pytest.mark.parametrize("question", ["Forklift drivers must be how old at least?", "多大年纪可以独自乘坐索道？",
                                       "领取补贴的年龄上限是多少？"])
 def test_an_age_question_wants_an_age_not_another_number(question) -> None:

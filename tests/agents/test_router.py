@@ -315,3 +315,12 @@ def test_a_question_asked_again_is_routed_again_once_the_dictionary_changes(monk
     monkeypatch.setattr(router_module, "dictionary_generation", lambda: generation + 1)
     assert router.route(question) == again
     assert routed == [question, question]
+
+
+@pytest.mark.parametrize("question", [
+    "Once a contractor has worked 90 days on site, who renews their pass?",
+    "Unless the manager agrees, can a visitor park overnight?",
+])
+def test_a_conjunction_opening_a_condition_is_no_name(router: Router, question: str) -> None:
+    # a capitalised word that opens the question is a name only when it is not a function word
+    assert not {"Once", "Unless"} & set(router.route(question).slots.entities)

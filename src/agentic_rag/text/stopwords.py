@@ -97,7 +97,9 @@ NAME_DROP_EN = frozenset({"who", "what", "when", "where", "which", "why", "how",
                    "also", "other", "however", "although", "while", "despite", "later", "then",
                    "here", "following", "today", "currently", "originally",
                    "some", "many", "most", "each", "every", "all", "one", "two", "three",
-                   "within", "without", "i", "my", "me"}) | INTERJECTIONS_EN
+                   "within", "without", "i", "my", "me",
+                   # conjunctions opening a condition ("Once an employee has claimed ...")
+                   "once", "unless", "until", "because", "whenever", "whether", "though", "so"}) | INTERJECTIONS_EN
 
 #: filler of Chinese questions, removed from the Router's normalized query
 FILLERS_ZH = ("请问", "怎么样", "怎么", "怎样", "如何", "是不是", "能不能", "可不可以", "吗", "呢", "啊", "呀", "吧")

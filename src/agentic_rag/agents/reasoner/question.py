@@ -96,8 +96,11 @@ _KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
                             r"时长|\bduration\b|" + _LENGTH_OF_TIME + "|"
                             r"\b(?:how much|minimum|maximum|what)\s+(?:\w+\s+)?(?:time(?: off)?|leave|notice|holidays?|"
                             r"vacation|absence)\b", re.I)),
-    ("money", re.compile(r"多少钱|多少元|几元|金额|限额|额度|费用是多少|补贴|津贴|how much|\bcost\b|allowance|amount", re.I)),
-    ("percent", re.compile(r"比例|百分之几|几成|百分比|percentage|\brate\b|\bshare\b", re.I)),
+    # a rate per unit ("rate per mile", "hourly rate") is a sum of money for each unit, not a share
+    ("money", re.compile(r"多少钱|多少元|几元|金额|限额|额度|费用是多少|补贴|津贴|how much|\bcost\b|allowance|amount|"
+                         r"\brate per\b|\b(?:hourly|daily|nightly|mileage) rate\b", re.I)),
+    ("percent", re.compile(r"比例|百分之几|几成|百分比|percentage|\brate\b(?! per\b)(?<!hourly rate)(?<!daily rate)"
+                           r"(?<!nightly rate)(?<!mileage rate)|\bshare\b", re.I)),
     ("date", re.compile(r"哪天|哪一天|什么时候|何时|几月几日|日期|\bwhen\b|\bdate\b", re.I)),
     ("time", re.compile(r"几点|几时|什么时段|哪个时段|\bwhat time\b|\bat what hour\b|\bopening hours\b", re.I)),
     ("count", re.compile(r"多少次|几次|多少人|几人|多少项|几项|how many (?:times|people|persons|items)", re.I)),
