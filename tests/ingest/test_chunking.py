@@ -174,6 +174,43 @@ def test_long_clause_without_markers_splits_at_sentence_ends():
     assert "".join(p.text for p in pieces).replace(" ", "") == text.replace(" ", "")
 
 
+def _wrapped(paragraph: str, width: int = 66) -> str:
+    """``paragraph`` hard-wrapped at ``width`` with a six-space indent, as plain-text licences are."""
+    lines, line = [], ""
+    for word in paragraph.split():
+        if line and len(line) + 1 + len(word) > width:
+            lines.append(line)
+            line = word
+        else:
+            line = f"{line} {word}" if line else word
+    return "\n".join("      " + x for x in [*lines, line])
+
+
+def test_a_hard_wrapped_clause_is_cut_where_a_sentence_ends_not_at_a_line_break():
+    # the clause is longer than a chunk: its pieces end where sentences end, so the last sentence
+    # (with the date the licence ends) is not cut from its condition at a line break
+    first = ("Subject to the terms of this Agreement, the Supplier grants to the Customer a worldwide, "
+             "royalty-free and non-exclusive licence to use, copy and modify the Software for its internal "
+             "business purposes, including use by its contractors.")
+    second = ("If the Customer brings a claim alleging that the Software infringes a patent, the licence "
+              "granted under this clause ends as of the date such claim is filed.")
+    text = "5. Licence. " + _wrapped(first + " Each contractor is named in the order form. " + second)
+    pieces = chunks(text, max_chars=400)
+    assert len(pieces) >= 2
+    assert all(p.text.rstrip().endswith(".") for p in pieces), [p.text[-40:] for p in pieces]
+    assert any("as of the date such claim is filed" in p.text and "If the Customer brings" in p.text for p in pieces)
+
+
+def test_a_short_first_piece_that_ends_a_sentence_beats_a_cut_inside_the_next_one():
+    long = ("If You bring proceedings against any person alleging that the Software, or any part of it that "
+            "You received from a contributor, infringes a patent that You or Your affiliates hold in any "
+            "country, then every licence granted to You under this clause for that Software, and for any "
+            "work derived from it, ends as of the date such proceedings are filed.")
+    text = "7. Patents. " + _wrapped("This clause applies worldwide to every recipient. " + long)
+    pieces = chunks(text, max_chars=400)
+    assert [p.text for p in pieces][-1].replace("\n", " ").split() == long.split()
+
+
 def test_a_long_section_is_not_cut_between_a_list_and_its_introduction():
     intro = "## Conduct\n\n" + "Managers review every complaint within a reasonable time. " * 5
     listing = ("\n\nThe following always lead to a final warning:\n\n* Sharing passwords\n* Falsifying timesheets\n"

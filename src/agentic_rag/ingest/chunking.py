@@ -72,7 +72,10 @@ _DISCOURSE = re.compile(
     r"(?<=[。；;，,：:\s])(?:但是|然而|此外|但(?=[，,])|不过|[Hh]owever\b|[Pp]rovided(?:,)? that\b|"
     r"[Nn]otwithstanding\b|[Mm]oreover\b|[Ii]n addition\b)"
 )
-_SENTENCE_END = re.compile(r"[。！？；!?;]|\.(?=\s)|\n")
+_SENTENCE_END = re.compile(r"[。！？；!?;]|\.(?=\s)|\n\s*\n")
+#: a line break: where a text with neither ends a sentence (lines of a list, of a poem) it cuts;
+#: in hard-wrapped text (a licence, a plain-text RFC) most line breaks fall inside sentences
+_LINE_END = re.compile(r"\n")
 
 _HEAD_LEVELS = {"编": 1, "分编": 2, "章": 3, "节": 4, "part": 1, "chapter": 3}
 _HEAD_IDS = {"编": "b", "分编": "fb", "章": "c", "节": "j", "part": "b", "chapter": "c"}
@@ -531,12 +534,15 @@ def _in_list(text: str, at: int) -> bool:
 
 def split_span(text: str, start: int, end: int, max_chars: int) -> list[tuple[int, int]]:
     """Cut ``text[start:end]`` into pieces of at most ``max_chars``: at the last discourse marker
-    in the window, else the last sentence end, else the last space, else hard. Pieces are trimmed."""
+    in the window, else the last sentence end (a terminator or a blank line; one before the window
+    when the window has none), else the last line break, else the last space, else hard. Pieces
+    are trimmed."""
     pieces: list[tuple[int, int]] = []
-    guard = (end - start) // max(1, max_chars // 3) + 2  # each round advances ≥ max_chars/3
+    guard = (end - start) // max(1, max_chars // 10) + 2  # each round advances ≥ max_chars/10
     while end - start > max_chars and guard > 0:
         guard -= 1
         lo = start + max_chars // 3
+        short = start + max_chars // 10
         hi = start + max_chars
         window = text[lo:hi]
         cut = -1
@@ -545,7 +551,11 @@ def split_span(text: str, start: int, end: int, max_chars: int) -> list[tuple[in
         if cut < 0:
             # the last sentence end, but not one that parts a list from its items or an item
             # from the next ("Serious misconduct includes:" / "* Theft" ...) when another will do
-            ends = [lo + m.end() for m in _SENTENCE_END.finditer(window)]
+            # (a shorter piece that ends a sentence beats one that stops mid-sentence at a line
+            # break: "... shall terminate" / "as of the date such litigation is filed.")
+            ends = [lo + m.end() for m in _SENTENCE_END.finditer(window)] \
+                or [m.end() for m in _SENTENCE_END.finditer(text, short, lo)] \
+                or [lo + m.end() for m in _LINE_END.finditer(window)]
             whole = [c for c in ends if not _in_list(text, c)]
             cut = (whole or ends or [-1])[-1]
         if cut < 0:
