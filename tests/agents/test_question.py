@@ -80,6 +80,9 @@ def test_yes_no_questions_do_not_ask_for_a_value() -> None:
     ("date", "新馆将于明年5月对外开放。", True),
     ("date", "The committee will review every proposal carefully.", False),
     ("date", "新馆的设计融合了传统园林元素。", False),
+    # a time told by the event it is tied to
+    ("date", "The licence ends as of the date such proceedings are filed.", True),
+    ("date", "The licence ends if such proceedings are filed.", False),
     ("number", "共有三百余名志愿者参与服务。", True),
     ("number", "志愿者们在现场维持秩序。", False),
     ("person", "The project was led by Marta Ionescu.", True),

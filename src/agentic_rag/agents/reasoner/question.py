@@ -330,9 +330,9 @@ _DATE_WORDS = re.compile(
     r"\b(?:spring|summer|autumn|fall|winter)\b|\b\d{1,2}(?::\d{2})?\s*(?:a\.?m\.?|p\.?m\.?)\b|"
     r"\b(?:day|days|week|weeks|month|months|year|years|century|decade)\b|天|周|年|月|日|季度|世纪|"
     # a time told by the event it is tied to, as rules tell it: "一致时成立", "之日起", "随时",
-    # "期满后", "upon receipt", "before the trip"
+    # "期满后", "upon receipt", "before the trip", "as of the date such litigation is filed"
     r"时\s*(?:起|止|成立|生效|终止|届满|[。；;]|$)|之时|随时|的同时|届满|期满|(?:之|以)[前后]|\b(?:upon|prior to|until|"
-    r"as soon as|at any time|immediately)\b", re.I)
+    r"as soon as|at any time|immediately|(?:as of|as from|on|from|since)\s+(?:the\s+)?date)\b", re.I)
 #: a time a rule ties to the pay cycle ("paid with the next payroll run", "随次月工资一并发放"):
 #: as much an answer to "when" as a date is
 PAY_CYCLE = re.compile(r"\b(?:with|in|on|through)\s+(?:the\s+)?(?:next|following|same)\s+(?:monthly\s+)?"
