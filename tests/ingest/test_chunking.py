@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import textwrap
 
 import pytest
 
@@ -174,16 +175,9 @@ def test_long_clause_without_markers_splits_at_sentence_ends():
     assert "".join(p.text for p in pieces).replace(" ", "") == text.replace(" ", "")
 
 
-def _wrapped(paragraph: str, width: int = 66) -> str:
-    """``paragraph`` hard-wrapped at ``width`` with a six-space indent, as plain-text licences are."""
-    lines, line = [], ""
-    for word in paragraph.split():
-        if line and len(line) + 1 + len(word) > width:
-            lines.append(line)
-            line = word
-        else:
-            line = f"{line} {word}" if line else word
-    return "\n".join("      " + x for x in [*lines, line])
+def _wrapped(paragraph: str) -> str:
+    """``paragraph`` hard-wrapped with a six-space indent, as plain-text licences are."""
+    return textwrap.fill(paragraph, 72, initial_indent=" " * 6, subsequent_indent=" " * 6)
 
 
 def test_a_hard_wrapped_clause_is_cut_where_a_sentence_ends_not_at_a_line_break():
