@@ -17,6 +17,16 @@ def test_a_numbered_item_keeps_its_number_and_a_sentence_still_ends_at_its_dot()
     assert all(LIST_ITEM.match(s) for s in sentences(text)[1:3])
 
 
+def test_a_wrapped_line_that_starts_with_a_section_number_continues_its_sentence():
+    # hard-wrapped text: "Section\n4.2," is a reference the line break fell before; "4.3 Fees"
+    # opening a line is the next clause
+    text = ("The operator is the data controller. Except as set out in Section\n4.2, no one else may\n"
+            "change these terms\n4.3 Fees are paid yearly.")
+    assert sentences(text) == ["The operator is the data controller",
+                               "Except as set out in Section\n4.2, no one else may\nchange these terms",
+                               "4.3 Fees are paid yearly"]
+
+
 
 @pytest.mark.parametrize("sentence, stripped", [
     # an article's own title, set apart by spaces, is part of its label, not of the sentence

@@ -26,7 +26,10 @@ _LABEL = re.compile(
 LIST_ITEM = re.compile(r"^\s*(?:[（(][一二三四五六七八九十\d]+[)）]|[一二三四五六七八九十]+、|\d+[.、)）](?!\d)|[-*•])")
 #: a line that starts something new: a list item, a heading, a table row, a clause label
 _NEW_LINE = re.compile(
-    r"\s*(?:#|\||[-*•]\s|[（(][一二三四五六七八九十\d]+[)）]|[一二三四五六七八九十]+、|\d+[.、)）]\s*\S|"
+    r"\s*(?:#|\||[-*•]\s|[（(][一二三四五六七八九十\d]+[)）]|[一二三四五六七八九十]+、|\d+[.、)）](?!\d)\s*\S|"
+    # a section number opening a line ("10.1. New Versions"); one a wrapped line starts with
+    # ("... as provided in Section\n10.3, no one ...") is a reference inside the sentence
+    r"\d+(?:\.\d+)+\.?\s+\S|"
     r"第[一二三四五六七八九十百千零〇\d]+[条章节]|附件|注[:：\d]|(?:Article|Section|Clause)\s)")
 _WRAP_END = "。！？；!?;：:"
 _ITEM_NUMBER = re.compile(r"[ \t]*\d{1,3}")
