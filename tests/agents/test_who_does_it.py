@@ -34,6 +34,10 @@ def engine(tmp_path_factory: pytest.TempPathFactory) -> Engine:
     ("Forms may be approved by email.", "Who approves the forms?", False),          # no doer named
     ("Staff must not book until the trip has been signed off.", "Who has to sign off a trip?", False),
     ("The fair was opened by the Mayor.", "Who is the Mayor?", False),                 # asks who, no deed
+    # "who is the <role>": a name said to be the role, or the role said to be a name
+    ("Harlow Trust is the scheme administrator.", "Who is the scheme administrator of the fund?", True),
+    ("The scheme administrator is Harlow Trust.", "Who is the scheme administrator?", True),
+    ("Only the scheme administrator may change the rules.", "Who is the scheme administrator?", False),
 ])
 def test_the_doer_of_the_verb_asked_fills_an_english_who_question(sentence: str, question: str,
                                                                     fills: bool) -> None:

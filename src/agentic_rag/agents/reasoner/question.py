@@ -565,7 +565,7 @@ def fills_slot(sentence: str, question: str) -> bool:
     if term is not None:
         return defines(sentence, term)
     if not is_cjk(question):
-        agent = _agent_frame(question)
+        agent = _agent_frame(question) or _role_frame(question)
         return agent is not None and agent.search(sentence) is not None
     frame = _frame(question)
     if frame is None:
@@ -618,6 +618,26 @@ def _agent_frame(question: str) -> re.Pattern[str] | None:
                       rf"(?:(?:the|a|an|their|its|his|her|your|my|our)\s+)?"
                       rf"(?:[A-Z][\w'’-]*|[a-z][\w-]*['’]s\b|[a-z]+\s+(?:manager|team|officer|director|board|committee|"
                       rf"department|desk|head|lead|partner|owner|supervisor))")
+
+
+#: "Who is the license steward of ...?", "Who was the first chair?": the role a "who is" question asks
+#: the holder of, before what it is of
+_WHO_IS = re.compile(r"^\s*who\s+(?:is|was|are|were)\s+(?:the|a|an)\s+(?P<role>[a-z][\w'’-]*(?:\s+[a-z][\w'’-]*){0,3}?)"
+                     r"\s*(?:\b(?:of|for|in|at|on|to|with|by|who|that|under)\b|[?？]|$)", re.I)
+
+
+@lru_cache(maxsize=4096)
+def _role_frame(question: str) -> re.Pattern[str] | None:
+    """The frame of an English "who is the <role>" question: a name said to be the role ("Mozilla
+    Foundation is the license steward") or the role said to be a name ("the chair is Ana Ruiz");
+    ``None`` for other questions."""
+    m = _WHO_IS.match(question)
+    if m is None:
+        return None
+    role = r"\s+".join(re.escape(w) for w in m.group("role").split())
+    name = r"[A-Z][\w'’.-]*(?:\s+(?:[A-Z][\w'’.-]*|of|de|van|von|and|&))*"
+    return re.compile(rf"{name}\s+(?:is|was|are|were|has been|became|serves as|acts as)\s+(?:the\s+)?(?i:{role})\b|"
+                      rf"(?i:\b{role})\s+(?:is|was|are|were)\s+{name}")
 
 
 @lru_cache(maxsize=4096)
