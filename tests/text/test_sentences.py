@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from agentic_rag.text.sentences import LIST_ITEM, split_sentences, strip_label
+from agentic_rag.text.sentences import LIST_ITEM, is_numbered_title, split_sentences, strip_label
 
 
 def sentences(text: str) -> list[str]:
@@ -15,6 +15,14 @@ def test_a_numbered_item_keeps_its_number_and_a_sentence_still_ends_at_its_dot()
     text = "Approved ports:\n\n1. Valparaiso\n2. Durban\n\nShips dock at 9. Crews rest."
     assert sentences(text) == ["Approved ports:", "1. Valparaiso", "2. Durban", "Ships dock at 9", "Crews rest"]
     assert all(LIST_ITEM.match(s) for s in sentences(text)[1:3])
+
+
+def test_a_numbered_title_set_as_a_sentence_is_told_from_a_list_item():
+    text = "  4. Conveying Modified Versions.\n\n  You may convey a modified version.\n\n1. Oslo\n2. Bergen\n"
+    first, _, item, _ = split_sentences(text)
+    assert is_numbered_title(text[first[0]:first[1]], text[first[1]:])
+    assert not is_numbered_title(text[item[0]:item[1]], text[item[1]:])  # "1. Oslo" lists a city
+    assert not is_numbered_title("4. You may convey a modified version", ".\n\n")  # a sentence, not a title
 
 
 def test_a_wrapped_line_that_starts_with_a_section_number_continues_its_sentence():

@@ -6,7 +6,8 @@ import re
 
 from agentic_rag.text.language import is_cjk
 
-__all__ = ["LIST_ITEM", "LONG_SENTENCE_CHARS", "is_heading", "label_length", "split_sentences", "strip_label", "unwrap"]
+__all__ = ["LIST_ITEM", "LONG_SENTENCE_CHARS", "is_heading", "is_numbered_title", "label_length", "split_sentences",
+           "strip_label", "unwrap"]
 
 
 _SENT_END = re.compile(r"[。！？!?]+|(?<=[a-z0-9)\]])\.(?=\s+[A-Z(\"“]|\s*$)")
@@ -109,6 +110,19 @@ def is_heading(line: str, after: str = "A") -> bool:
     if is_cjk(line):
         return len(line) <= 15 and not re.match(r"[，。；、）)]", after)
     return bool(_HEADING_EN.fullmatch(line)) and (after[:1].isupper() or after[:1].isdigit())
+
+
+#: every word capitalised but the short ones ("Conveying Modified Source Versions", "Terms of Use")
+_TITLE_CASE = re.compile(r"[A-Z][\w'’&/\-]*(?:\s+(?:[A-Z][\w'’&/\-]*|[a-z]{1,3})){1,7}")
+
+
+def is_numbered_title(sentence: str, rest: str) -> bool:
+    """Whether ``sentence`` is a numbered section's title set as a sentence of its own: its label,
+    a few capitalised words, a full stop and a blank line (``rest`` is the text after it), as
+    plain-text licences and RFCs write "5. Conveying Modified Source Versions." above a section."""
+    label = _LABEL.match(sentence)
+    body = sentence[label.end():].strip() if label else ""
+    return bool(_TITLE_CASE.fullmatch(body)) and re.match(r"\.?[ \t]*\n[ \t]*\n", rest) is not None
 
 
 def unwrap(text: str) -> str:

@@ -125,6 +125,7 @@ from agentic_rag.text.quantities import CLOCK_TIME, extract_quantities, quantity
 from agentic_rag.text.sentences import (
     LIST_ITEM,
     is_heading,
+    is_numbered_title,
     label_length,
     split_sentences,
     strip_label,
@@ -2174,7 +2175,8 @@ def _sentences_of(chunk: Chunk, lang: str, lists: bool = False) -> list[_Sentenc
             continue  # the table's own rendering: already read as rows
         if re.fullmatch(r"[\s|:\-—]+", quote):
             continue  # table rules state nothing
-        if "\n" not in quote and text[e:e + 1] == "\n" and is_heading(quote, text[e:].lstrip()[:1] or "A"):
+        if "\n" not in quote and (text[e:e + 1] == "\n" and is_heading(quote, text[e:].lstrip()[:1] or "A")
+                                  or is_numbered_title(quote, text[e:])):
             # a heading is its section's context, and the subject of a list right under it
             # ("Appendix A. Countries where remote work is never approved" + "- Russia" ...)
             whole_list()
