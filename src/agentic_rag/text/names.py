@@ -15,7 +15,7 @@ from typing import Any
 
 from agentic_rag.text.stopwords import NAME_DROP_EN
 
-__all__ = ["QUOTED", "document_titles", "extract_names", "fold", "opens_with_chinese_name", "title_matches",
+__all__ = ["QUOTED", "abbreviates", "document_titles", "extract_names", "fold", "opens_with_chinese_name", "title_matches",
            "title_within"]
 
 # English proper names: capitalized words, joined by a few lowercase connectors ("of", "de", ...)
@@ -149,6 +149,23 @@ def title_within(entity: str, chunk: Any) -> bool:
     t = fold(re.sub(r"\s*\(.*\)$", "", chunk.title))
     e = fold(entity)
     return len(t) >= 5 and re.search(rf"(?<!\w){re.escape(t)}(?!\w)", e) is not None
+
+
+#: words an acronym of a title skips ("General Data Protection Regulation": GDPR, "Terms of Use": TOU)
+_ACRONYM_SKIPS = frozenset("of and the for on in to a an at by with".split())
+
+
+@lru_cache(maxsize=8192)
+def abbreviates(name: str, title: str) -> bool:
+    """Whether ``name`` is an acronym of ``title``: three to six capitals that are the initials of
+    the title's words, from its first word or up to its last ("GDPR" for "General Data Protection
+    Regulation", "LGPL" for "GNU Lesser General Public License", "PTO" for "Paid Time Off Policy").
+    A document seldom spells out the acronym it is known by. (Two letters, "HR", "IT", "EU", are
+    words of their own more often than a title's initials.)"""
+    if not re.fullmatch(r"[A-Z]{3,6}", name):
+        return False
+    initials = "".join(w[0].upper() for w in re.findall(r"[A-Za-z][\w'’-]*", title) if w.lower() not in _ACRONYM_SKIPS)
+    return len(initials) >= len(name) and (initials.startswith(name) or initials.endswith(name))
 
 
 @lru_cache(maxsize=8192)

@@ -119,7 +119,7 @@ from agentic_rag.text.clauses import (ADDS_OR_DROPS, ASKS_PENALTY, BREACH_CUE, C
                                       amended_title, breached_clauses, clause_matches, clause_number,
                                       item_references, item_text)
 from agentic_rag.text.language import is_cjk
-from agentic_rag.text.names import document_titles, extract_names, fold
+from agentic_rag.text.names import abbreviates, document_titles, extract_names, fold
 from agentic_rag.text.numerals import cn_to_int
 from agentic_rag.text.quantities import CLOCK_TIME, extract_quantities, quantity_key, rate_periods, same_value, within
 from agentic_rag.text.sentences import (
@@ -856,6 +856,8 @@ class Reasoner:
         docs = {s.chunk.doc_id for s in chosen}
         named = {t.key for t in plan.terms if not t.cjk and any(t.text in n for n in extract_names(plan.question))}
         covered |= {k for s in candidates if s.chunk.doc_id in docs for k in s.hits & named}
+        # and one its documents imply (their issuer, the acronym of their title)
+        covered |= {k for s in chosen for k in plan.implied.get(s.chunk.chunk_id, ())}
         extra: set[int] = set()
         # how relevant a sentence must be to join is read from the score without the frame cue
         # (scoring.py): filling the question's frame says which sentence answers, not which one
@@ -1473,7 +1475,9 @@ def _implied_names(title: str, text: str, question: str, issuer: str = "") -> fr
     to its last words ("Valhalla" for "Assassin's Creed Valhalla", "Okafor" for "Grace Okafor";
     a name that only ends alike, "Jane Smith" for "John Smith", is another one)."""
     names = _names(question)
-    issued = frozenset(t.key for n in names if issuer and fold(n) in fold(issuer) for t in content_terms(n))
+    # the body its document declares as its issuer, and the acronym of the document's title
+    issued = frozenset(t.key for n in names if issuer and fold(n) in fold(issuer) or abbreviates(n, title)
+                       for t in content_terms(n))
     if is_cjk(question):
         return issued | _issuer_words(question, issuer)
     title, body = unstamped(title).strip(" .…"), unstamped(text).strip(" .…")
@@ -2101,7 +2105,8 @@ def _about_named(evidence: list[Evidence], question: str) -> list[Evidence]:
     another company that never does is about someone else, and cannot answer. Only for rule
     text (a policy binds its issuer's people); news and encyclopedia passages, and questions
     that reach one thing through another, keep all their evidence."""
-    names = [n.lower() for n in extract_names(question)]
+    given = extract_names(question)
+    names = [n.lower() for n in given]
     if not names or needs_hop(question) or not is_rule_text([e.chunk.title for e in evidence],
                                                             [e.chunk.clause for e in evidence]):
         return evidence
@@ -2109,7 +2114,9 @@ def _about_named(evidence: list[Evidence], question: str) -> list[Evidence]:
     for e in evidence:
         c = e.chunk
         said[c.doc_id] = f"{said.get(c.doc_id, '')} {c.title} {c.authority or ''} {c.text}".lower()
-    about = {doc for doc, text in said.items() if any(n in text for n in names)}
+    # a document is about the acronym of its title ("the LGPL"), which it seldom writes out
+    titled = {e.chunk.doc_id for e in evidence if any(abbreviates(n, e.chunk.title) for n in given)}
+    about = {doc for doc, text in said.items() if any(n in text for n in names)} | titled
     if not about:
         return evidence
     # another version of a document about it is about it too, whether or not its retrieved
