@@ -137,6 +137,11 @@ def test_what_kinds_of_asks_for_a_list() -> None:
     ("Which permits does a food stall need?", True),
     ("In which districts is the levy charged?", True),
     ("Who founded the guild which runs the Tollbridge fair?", False),  # a relative "which" asks nothing
+    # a "which" before a noun in the singular asks for one thing
+    ("In which pay period is the allowance added?", False),
+    ("Which ferry leaves first in the morning?", False),
+    ("Which parking zones are free on Sundays?", True),               # the noun before the verb
+    ("Which kinds of waste go in the brown bin?", True),
 ])
 def test_which_asks_for_items_only_where_it_asks(question, listed) -> None:
     assert analyze(question).enumeration is listed

@@ -112,6 +112,35 @@ _ENUMERATION = re.compile(r"哪些|哪几|有哪|都有谁|有谁|(?:^|[,;:]\s*|
                           r"which\b(?! one)|\bwhat are\b|\blist\b|\bname the\b|"
                           r"\bwhat (?:kinds?|types?|sorts?) of\b", re.I)
 
+#: the words after English "which" (after "kinds of": those ask for items)
+_WHICH_NOUN = re.compile(r"\s+((?:kinds|types|sorts)\s+of\b)?((?:\s*[a-z'-]+){1,5})", re.I)
+#: verbs a "which" noun phrase stops before ("which hire firms are ...")
+_AUX_EN = frozenset("is are was were am be do does did can could must should shall will would may might have has had "
+                    "need needs".split())
+
+
+def _plural(word: str) -> bool:
+    w = word.lower()
+    return w.endswith("s") and not w.endswith(("ss", "us", "is", "'s")) or w in ("people", "children", "staff", "men",
+                                                                               "women", "criteria", "media")
+
+
+def _one_of(text: str, m: re.Match[str]) -> bool:
+    """Whether an English "which" asks for one thing, by the number of its noun, the word before
+    the verb that follows ("in which payroll run is ...", "which cloud storage providers are
+    ...") or else the word right after it ("which country hosted", "which jobs fall under")."""
+    if not m.group(0).lower().rstrip().endswith("which"):
+        return False
+    w = _WHICH_NOUN.match(text, m.end())
+    if w is None or w.group(1):
+        return False  # "which kinds of ...": items
+    words = w.group(2).split()
+    if words[0].lower() in _AUX_EN or words[0].lower() == "of":
+        return False  # "which are ...", "which of the following": items
+    verb = next((i for i, x in enumerate(words) if x.lower() in _AUX_EN), 0)
+    return not _plural(words[verb - 1] if verb else words[0])
+
+
 # question words, tried in order; the first that matches decides
 _COMPARISON = re.compile(
     r"哪个更|谁更|更早|更晚|更多|更少|更大|更高|更长|相比|比较|区别|差别|差异|"
@@ -196,7 +225,7 @@ def _analyze(text: str) -> Asked:
     quantity = bool(_ASKS_QUANTITY.search(text)) and not (
         _YES_NO.search(text) and not _EXPLICIT_QUANTITY.search(text))
     kinds = frozenset(k for k, p in _KINDS if p.search(text))
-    enumeration = bool(_ENUMERATION.search(text))
+    enumeration = any(not _one_of(text, m) for m in _ENUMERATION.finditer(text))
     if yes_no:
         kind = "yes_no"
     elif _COMPARISON.search(text):
