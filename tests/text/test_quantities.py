@@ -43,6 +43,9 @@ def _one(text: str):
         ("最高支付3000元", "money", 3000.0, "CNY"),
         ("最高支付三千元", "money", 3000.0, "CNY"),
         ("年度限额1.5万元", "money", 15000.0, "CNY"),
+        # British pence after the figure are hundredths of a pound
+        ("mileage is repaid at 38p per mile", "money", 0.38, "GBP"),
+        ("a levy of 12 pence per bag", "money", 0.12, "GBP"),
         ("补助￥1,200", "money", 1200.0, "CNY"),
         ("capped at $500", "money", 500.0, "USD"),
         ("capped at USD 1,500", "money", 1500.0, "USD"),

@@ -185,7 +185,9 @@ _CURRENCY = {"元": "CNY", "块": "CNY", "人民币": "CNY", "rmb": "CNY", "cny"
              "¥": "CNY", "￥": "CNY", "美元": "USD", "$": "USD", "＄": "USD", "us$": "USD",
              "usd": "USD", "dollar": "USD", "dollars": "USD", "€": "EUR", "eur": "EUR", "euro": "EUR",
              "euros": "EUR", "欧元": "EUR", "£": "GBP", "gbp": "GBP", "英镑": "GBP", "日元": "JPY",
-             "jpy": "JPY", "港元": "HKD", "港币": "HKD", "hkd": "HKD"}
+             "jpy": "JPY", "港元": "HKD", "港币": "HKD", "hkd": "HKD", "pence": "GBP", "p": "GBP"}
+#: currency words that name a hundredth of the unit ("47p", "45 pence" are £0.47, £0.45)
+_HUNDREDTHS = frozenset({"pence", "p"})
 
 
 def _money(m: re.Match[str]) -> Quantity | None:
@@ -196,6 +198,8 @@ def _money(m: re.Match[str]) -> Quantity | None:
     if mult:
         value *= _MULTIPLIERS[mult]
     cur = (m.groupdict().get("cur") or m.groupdict().get("pre") or "").lower().strip()
+    if cur in _HUNDREDTHS:
+        value /= 100
     return _q("money", value, _CURRENCY.get(cur, "CNY"), m)
 
 
@@ -314,8 +318,10 @@ _RULES: tuple[_Rule, ...] = (
     _Rule("money-zh", re.compile(
         rf"{_CN_GUARD}(?P<n>{_NUM})\s*{_ABOUT}(?P<mult>[万亿])?\s*{_ABOUT}(?P<cur>元|块|美元|人民币|欧元|英镑|日元|港元|港币)"), _money),
     _Rule("money-en", re.compile(
-        rf"\b(?P<n>{_ASCII_NUM})\s*(?P<mult>thousand|million|billion)?\s*(?P<cur>yuan|dollars?|euros?|RMB|CNY|USD|EUR|GBP|JPY|HKD)\b", _I),
+        rf"\b(?P<n>{_ASCII_NUM})\s*(?P<mult>thousand|million|billion)?\s*(?P<cur>yuan|dollars?|euros?|pence|RMB|CNY|USD|EUR|GBP|JPY|HKD)\b", _I),
           _money),
+    # British pence written after the figure: "47p per mile"
+    _Rule("money-pence", re.compile(r"(?<![\w.£$€])(?P<n>\d{1,3}(?:\.\d+)?)(?P<cur>p)\b(?![.\-]\d)"), _money),
     _Rule("points-zh", re.compile(rf"{_CN_GUARD}(?P<n>{_NUM})\s*个?百分点"), _points),
     _Rule("points-en", re.compile(rf"\b(?P<n>{_EN_NUM})\s+percentage points?\b", _I), _points),
     _Rule("percent-sign", re.compile(rf"(?P<n>{_ASCII_NUM})\s*(?:[%％]|\s?(?:percent|per cent|pct)\b)", _I),

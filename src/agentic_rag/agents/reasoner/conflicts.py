@@ -39,7 +39,7 @@ from agentic_rag.text.tokenize import dictionary_generation
 from agentic_rag.types import Chunk, Quantity
 
 __all__ = ["NOT_CLASS", "Fact", "aligned_conflicts", "facts_of", "find_conflicts", "replaced_conflict", "matter_label",
-           "matter_terms", "stated", "same_fact_matter", "same_matter", "value_differences"]
+           "matter_terms", "rows_apart", "stated", "same_fact_matter", "same_matter", "value_differences"]
 
 _SEGMENT_END = re.compile(r"[，,；;：:（）()“”\"]")
 
@@ -314,6 +314,8 @@ def same_fact_matter(a: Fact, b: Fact) -> bool:
     ya, yb = _years(a.sentence) - _years(a.quantity.raw), _years(b.sentence) - _years(b.quantity.raw)
     if ya and yb and not ya & yb:
         return False
+    if rows_apart((a, b)):
+        return False
     if not (a.local and b.local):
         return same_matter(a.matter, b.matter)
     if not same_matter(a.local, b.local):
@@ -322,6 +324,25 @@ def same_fact_matter(a: Fact, b: Fact) -> bool:
     if not ca or not cb:
         return True
     return ca <= cb or cb <= ca or len(ca & cb) / len(ca | cb) >= 0.5
+
+
+_ROW_KEY = re.compile(r"\s*([^:;：；，为]{1,40})(?:[:：]\s*|为)([^;；，]{1,60})[;；，]")
+
+
+def _row_key(f: Fact) -> tuple[str, str] | None:
+    """(first column, its cell) of a fact read from a table row ("Vehicle type: Bicycle; Rate …"
+    or "类别为门诊，比例为……"), else ``None``."""
+    if f.chunk.table is None:
+        return None
+    m = _ROW_KEY.match(f.sentence)
+    return (m.group(1).strip().lower(), m.group(2).strip().lower()) if m else None
+
+
+def rows_apart(group: Sequence[Fact]) -> bool:
+    """Whether facts come from rows of a table that its first column tells apart: "Vehicle type:
+    Bicycle" is no "Vehicle type: Car or van", however alike the rest of the rows reads."""
+    keys = [_row_key(f) for f in group]
+    return all(keys) and len({k[0] for k in keys}) == 1 and len({k[1] for k in keys}) > 1  # type: ignore[index]
 
 
 def _closeness(a: Fact, b: Fact) -> float:

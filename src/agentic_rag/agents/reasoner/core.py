@@ -81,6 +81,7 @@ from agentic_rag.agents.reasoner.conflicts import (
     find_conflicts,
     matter_terms,
     replaced_conflict,
+    rows_apart,
 )
 from agentic_rag.agents.reasoner.factcheck import check_sentence
 from agentic_rag.agents.reasoner.question import (
@@ -996,6 +997,7 @@ class Reasoner:
             return subgroups[0] if subgroups else []
 
         groups = [g for g in (amended_only(g) for g in groups) if g and _one_subject(g) and not items_apart(g)
+                  and not rows_apart(g)
                   and _about_question(g, plan, route.question, [owner[id(f)] for f in g], chosen)]
         if not groups:
             return [], [], chosen, []
