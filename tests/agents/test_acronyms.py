@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from agentic_rag.text.names import abbreviates
-from tests.ingest.helpers import engine_over
+from tests.ingest.helpers import answer_over
 
 AUP = """---
 title: Acceptable Use Policy
@@ -58,8 +58,7 @@ def test_an_acronym_is_the_initials_of_a_title(name: str, title: str, expected: 
     ("What does the AUP say about installing software?", "Only software from the approved catalogue"),
 ])
 def test_a_question_naming_a_documents_acronym_is_answered_from_it(tmp_path, question: str, start: str) -> None:
-    with engine_over(tmp_path, {"acceptable-use.md": AUP, "remote-work.md": REMOTE}) as eng:
-        answer = eng.ask(question)
+    answer = answer_over(tmp_path, {"acceptable-use.md": AUP, "remote-work.md": REMOTE}, question)
     assert answer.status == "answered", answer.text
     assert answer.text.startswith(start), answer.text
     assert "home networks" not in answer.text  # the other policy only writes the letters

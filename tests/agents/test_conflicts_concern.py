@@ -3,7 +3,7 @@ was added for a word of the user's scene and then left out for length is not rep
 
 from __future__ import annotations
 
-from tests.ingest.helpers import engine_over
+from tests.ingest.helpers import answer_over
 
 POLICY = """---
 title: "Device Security Standard"
@@ -33,13 +33,12 @@ status: "{status}"
 
 
 def test_a_conflict_beside_a_sentence_left_out_is_not_reported(tmp_path):
-    with engine_over(tmp_path, {
+    answer = answer_over(tmp_path, {
         "device-security-2023.md": POLICY.format(version="1.0", effective="2023-01-01", status="superseded",
                                                  report="24", lock="10"),
         "device-security-2025.md": POLICY.format(version="2.0", effective="2025-01-01", status="active",
                                                  report="4", lock="5"),
-    }) as eng:
-        answer = eng.ask("If I remove the firewall because it slows my tablet down, what happens to me?")
+    }, "If I remove the firewall because it slows my tablet down, what happens to me?")
     assert answer.status == "answered", answer.text
     assert answer.text.startswith("Removing or switching off the firewall"), answer.text
     assert "gross misconduct" in answer.text

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.ingest.helpers import engine_over
+from tests.ingest.helpers import answer_over
 
 POLICY = """---
 title: "Attendance Standard"
@@ -27,8 +27,7 @@ title: "Attendance Standard"
     "What happens to a driver after a first minor lapse?",
 ])
 def test_the_consequence_for_the_case_asked_answers(tmp_path, question: str) -> None:
-    with engine_over(tmp_path, {"attendance.md": POLICY}) as eng:
-        answer = eng.ask(question)
+    answer = answer_over(tmp_path, {"attendance.md": POLICY}, question)
     assert answer.status == "answered", answer.text
     assert answer.text.startswith("A first minor lapse"), answer.text
     assert "verbal reminder" in answer.text

@@ -8,7 +8,7 @@ import pytest
 
 from agentic_rag import Engine, Settings
 
-from tests.ingest.helpers import engine_over
+from tests.ingest.helpers import answer_over, engine_over
 
 _KINDS = ("Parental", "Sick", "Study", "Jury", "Unpaid", "Compassionate", "Sabbatical", "Military", "Volunteer",
           "Adoption", "Carer", "Bereavement", "Wedding", "Relocation", "Training")
@@ -128,8 +128,7 @@ CLAIMS_ZH = """报销管理规定
 ])
 def test_a_priced_thing_is_decided_by_the_threshold_in_its_currency(tmp_path, question: str,
                                                                    status: str) -> None:
-    with engine_over(tmp_path, {"claims-guide.md": CLAIMS, "报销管理规定.txt": CLAIMS_ZH}) as eng:
-        answer = eng.ask(question)
+    answer = answer_over(tmp_path, {"claims-guide.md": CLAIMS, "报销管理规定.txt": CLAIMS_ZH}, question)
     assert answer.status == status
     if status == "answered":
         assert "EUR 30" in answer.text or "300元" in answer.text
@@ -149,8 +148,7 @@ The company now employs 240 people.
     "In what year did Varnholt Instruments move its workshop to Goteborg?",
 ])
 def test_a_name_typed_without_its_accents_is_the_name(tmp_path, question: str) -> None:
-    with engine_over(tmp_path, {"history.md": HISTORY}) as eng:
-        answer = eng.ask(question)
+    answer = answer_over(tmp_path, {"history.md": HISTORY}, question)
     assert answer.status == "answered"
     assert "1998" in answer.text if "found" in question else "2004" in answer.text
     assert "missing" not in answer.text  # nothing of the question is reported as not found
@@ -179,8 +177,7 @@ title: Device Security Standard
     "What happens if I turn off the anti-virus on my laptop?",
 ])
 def test_a_hyphenated_word_is_the_word_written_closed(tmp_path, question: str) -> None:
-    with engine_over(tmp_path, {"devices.md": DEVICES}) as eng:
-        answer = eng.ask(question)
+    answer = answer_over(tmp_path, {"devices.md": DEVICES}, question)
     assert answer.status == "answered", answer.text
     assert answer.text.startswith("Disabling or bypassing anti-virus software"), answer.text
 
@@ -249,7 +246,6 @@ def test_a_company_named_in_front_matter_is_the_policys_own(tmp_path, question: 
     # staff is answered from that company's policy, the other's is about someone else
     files = {"hybrid-work.md": HYBRID, "flexible-working.md": FLEXIBLE, "差旅费管理办法.md": LODGING_A,
              "出差管理规定.md": LODGING_B}
-    with engine_over(tmp_path, files) as eng:
-        answer = eng.ask(question)
+    answer = answer_over(tmp_path, files, question)
     assert answer.status == "answered"
     assert says in answer.text and not_says not in answer.text and "missing" not in answer.text

@@ -42,3 +42,8 @@ def engine_over(folder: Path, files: dict[str, str], **settings: Any) -> Engine:
     engine.ingest([p for p in folder.iterdir() if p.is_file()])
     return engine
 
+
+def answer_over(folder: Path, files: dict[str, str], question: str, **settings: Any) -> Any:
+    """The answer to ``question`` of an :func:`engine_over` the same files, closed after asking."""
+    with engine_over(folder, files, **settings) as engine:
+        return engine.ask(question)

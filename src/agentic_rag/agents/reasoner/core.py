@@ -2134,6 +2134,10 @@ def _table_text(chunk: Chunk) -> str:
     return "\n".join(" ".join(row) for row in [chunk.table.headers, *chunk.table.rows])
 
 
+#: characters after a sentence read to tell a numbered title by the blank line under it
+_TITLE_TAIL = 16
+
+
 def _sentences_of(chunk: Chunk, lang: str, lists: bool = False) -> list[_Sentence]:
     """Candidate sentences of one chunk: table rows for tables, sentences otherwise. With
     ``lists`` (a "which ones" question) a list and the line that introduces it ("Countries
@@ -2185,7 +2189,7 @@ def _sentences_of(chunk: Chunk, lang: str, lists: bool = False) -> list[_Sentenc
         if re.fullmatch(r"[\s|:\-—]+", quote):
             continue  # table rules state nothing
         if "\n" not in quote and (text[e:e + 1] == "\n" and is_heading(quote, text[e:].lstrip()[:1] or "A")
-                                  or is_numbered_title(quote, text[e:])):
+                                  or is_numbered_title(quote, text[e:e + _TITLE_TAIL])):
             # a heading is its section's context, and the subject of a list right under it
             # ("Appendix A. Countries where remote work is never approved" + "- Russia" ...)
             whole_list()

@@ -89,6 +89,10 @@ _LASTING = (r"service|employment|stay|leave|trip|journey|absence|notice|probatio
             r"assignment|sabbatical|holiday|vacation|lease")
 _LENGTH_OF_TIME = (rf"\blength\s+of\s+(?:the\s+|a\s+|an\s+|my\s+|your\s+|their\s+)?(?:\w+\s+)?(?:{_LASTING})s?\b"
                    rf"|\b(?:{_LASTING})s?\s+length\b|\bhow\s+long\b")
+#: a rate per unit ("rate per mile", "hourly rate") is a sum of money for each unit; a rate alone a share
+_RATE_UNITS = ("hourly", "daily", "nightly", "mileage")
+_UNIT_RATE = rf"\brate per\b|\b(?:{'|'.join(_RATE_UNITS)}) rate\b"
+_SHARE_RATE = r"\brate\b(?! per\b)" + "".join(rf"(?<!{unit} rate)" for unit in _RATE_UNITS)
 #: what kind of value a question asks for, from its question words
 _KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
     ("duration", re.compile(r"多少天|几天|多少个?工作日|几个工作日|多长时间|多久|多少年|几年|几个月|多少个月|期限|时限|有效期|"
@@ -96,11 +100,9 @@ _KINDS: tuple[tuple[str, re.Pattern[str]], ...] = (
                             r"时长|\bduration\b|" + _LENGTH_OF_TIME + "|"
                             r"\b(?:how much|minimum|maximum|what)\s+(?:\w+\s+)?(?:time(?: off)?|leave|notice|holidays?|"
                             r"vacation|absence)\b", re.I)),
-    # a rate per unit ("rate per mile", "hourly rate") is a sum of money for each unit, not a share
     ("money", re.compile(r"多少钱|多少元|几元|金额|限额|额度|费用是多少|补贴|津贴|how much|\bcost\b|allowance|amount|"
-                         r"\brate per\b|\b(?:hourly|daily|nightly|mileage) rate\b", re.I)),
-    ("percent", re.compile(r"比例|百分之几|几成|百分比|percentage|\brate\b(?! per\b)(?<!hourly rate)(?<!daily rate)"
-                           r"(?<!nightly rate)(?<!mileage rate)|\bshare\b", re.I)),
+                         + _UNIT_RATE, re.I)),
+    ("percent", re.compile(r"比例|百分之几|几成|百分比|percentage|\bshare\b|" + _SHARE_RATE, re.I)),
     ("date", re.compile(r"哪天|哪一天|什么时候|何时|几月几日|日期|\bwhen\b|\bdate\b", re.I)),
     ("time", re.compile(r"几点|几时|什么时段|哪个时段|\bwhat time\b|\bat what hour\b|\bopening hours\b", re.I)),
     ("count", re.compile(r"多少次|几次|多少人|几人|多少项|几项|how many (?:times|people|persons|items)", re.I)),
